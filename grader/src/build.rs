@@ -1,0 +1,205 @@
+//! Building the harness against the code under test.
+//!
+//! The grader never builds student code into itself. For each crate under test it writes a
+//! tiny Cargo workspace under the work folder (`target/grader/builds/<key>/`) whose one
+//! binary is the lab's harness (`grader/harness/src/main.rs`) with `relay_base` pointing at
+//! that crate. All these workspaces share one target folder, so the dependencies are
+//! compiled once and each crate under test costs one incremental build.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::error::Error;
+use crate::lab::Lab;
+
+/// A crate to grade.
+#[derive(Clone, Debug)]
+pub struct Subject {
+    /// A short name for folders and binaries (`skeleton`, `solution`, `mutant_shared_breaker`).
+    pub key: String,
+    /// How reports name it (`crates/relay_base`).
+    pub label: String,
+    /// The crate's folder.
+    pub crate_dir: PathBuf,
+    /// Its package name.
+    pub package: String,
+    /// How to show paths inside `crate_dir` to people (`crates/relay_base`).
+    pub shown_dir: PathBuf,
+}
+
+impl Subject {
+    /// `path` (absolute or relative to the build) as people should see it: inside the
+    /// crate under test, relative to the kit; elsewhere, unchanged.
+    pub fn shown(&self, path: &str) -> String {
+        let p = Path::new(path);
+        match p.strip_prefix(&self.crate_dir) {
+            Ok(rest) => self.shown_dir.join(rest).display().to_string(),
+            Err(_) => path.to_owned(),
+        }
+    }
+}
+
+/// The result of building: a harness to run, or the compiler's complaint about the
+/// code under test.
+#[derive(Debug)]
+pub enum Built {
+    /// The harness binary.
+    Harness(PathBuf),
+    /// The code under test does not compile; the rendered diagnostics, paths as people
+    /// see them.
+    CompileFailed(String),
+}
+
+/// The folder where the grader keeps builds and runs: `GRADER_WORK_DIR`, or
+/// `<kit>/target/grader`.
+pub fn work_dir(kit: &Path) -> PathBuf {
+    std::env::var_os("GRADER_WORK_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| kit.join("target").join("grader"))
+}
+
+/// Builds the lab's harness against `subject`.
+pub fn build(lab: &Lab, subject: &Subject, work: &Path) -> Result<Built, Error> {
+    let ws = work.join("builds").join(&subject.key);
+    std::fs::create_dir_all(&ws).map_err(|e| Error::io("create", &ws, e))?;
+    let bin = format!("lab_harness_{}", subject.key);
+    let kit = &lab.kit;
+    let dep = |rel: &str| toml_path(&kit.join(rel));
+    let manifest = format!(
+        "# Written by the grader for each crate under test; do not edit.\n\
+         [package]\nname = \"{bin}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+         [[bin]]\nname = \"{bin}\"\npath = {main}\n\n\
+         [dependencies]\n\
+         relay_base = {{ path = {subject}, package = \"{package}\" }}\n\
+         relay_kit = {{ path = {relay_kit} }}\n\
+         fixture_targets = {{ path = {fixtures} }}\n\
+         grader_protocol = {{ path = {protocol} }}\n\
+         serde_json = \"1\"\n\n\
+         [workspace]\n",
+        main = toml_path(&kit.join(&lab.manifest.harness).join("src/main.rs")),
+        subject = toml_path(&subject.crate_dir),
+        package = subject.package,
+        relay_kit = dep("crates/relay_kit"),
+        fixtures = dep("fixtures/targets"),
+        protocol = dep("grader/protocol"),
+    );
+    write_if_changed(&ws.join("Cargo.toml"), &manifest)?;
+    let lock = ws.join("Cargo.lock");
+    if !lock.exists() {
+        let kit_lock = kit.join("Cargo.lock");
+        if kit_lock.exists() {
+            std::fs::copy(&kit_lock, &lock).map_err(|e| Error::io("copy", &kit_lock, e))?;
+        }
+    }
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(&cargo)
+        .arg("build")
+        .arg("--manifest-path")
+        .arg(ws.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(work.join("cargo"))
+        .arg("--message-format=json-diagnostic-rendered-ansi")
+        .arg("--bin")
+        .arg(&bin)
+        .env_remove("CARGO_TARGET_DIR")
+        .env("CARGO_TERM_COLOR", "never")
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| Error::Cargo(format!("{}: {e}", Path::new(&cargo).display())))?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let mut executable = None;
+    let mut subject_errors = Vec::new();
+    let mut other_errors = Vec::new();
+    for line in stdout.lines() {
+        let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        match msg["reason"].as_str() {
+            Some("compiler-artifact") if msg["target"]["name"] == bin.as_str() => {
+                executable = msg["executable"].as_str().map(PathBuf::from);
+            }
+            Some("compiler-message") => {
+                let level = msg["message"]["level"].as_str().unwrap_or("");
+                let rendered = strip_ansi(msg["message"]["rendered"].as_str().unwrap_or(""));
+                let src = msg["target"]["src_path"].as_str().unwrap_or("");
+                let in_subject = Path::new(src).starts_with(&subject.crate_dir);
+                if in_subject && (level == "error" || level == "warning") {
+                    subject_errors.push((level == "error", rendered));
+                } else if level == "error" {
+                    other_errors.push(rendered);
+                }
+            }
+            _ => {}
+        }
+    }
+    if output.status.success() {
+        return executable.map(Built::Harness).ok_or_else(|| Error::KitBuild {
+            what: subject.label.clone(),
+            log: "cargo reported success but named no harness binary".into(),
+        });
+    }
+    if subject_errors.iter().any(|(is_error, _)| *is_error) {
+        let text: Vec<String> = subject_errors
+            .into_iter()
+            .map(|(_, r)| relabel(&r, subject))
+            .collect();
+        return Ok(Built::CompileFailed(text.join("\n").trim_end().to_owned()));
+    }
+    let mut log = other_errors.join("\n");
+    log.push_str(&String::from_utf8_lossy(&output.stderr));
+    Err(Error::KitBuild {
+        what: subject.label.clone(),
+        log: log.trim_end().to_owned(),
+    })
+}
+
+/// Rewrites the crate folder's absolute path in compiler output to the path people know.
+fn relabel(text: &str, subject: &Subject) -> String {
+    let dir = subject.crate_dir.display().to_string();
+    text.replace(&dir, &subject.shown_dir.display().to_string())
+}
+
+/// Removes terminal colour sequences.
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A path as a TOML string.
+fn toml_path(p: &Path) -> String {
+    serde_json::to_string(&p.display().to_string()).unwrap_or_default()
+}
+
+/// Writes `text` to `path` unless it already holds exactly that, so unchanged files keep
+/// their times and cargo does not rebuild for nothing.
+pub fn write_if_changed(path: &Path, text: &str) -> Result<(), Error> {
+    if std::fs::read_to_string(path).is_ok_and(|old| old == text) {
+        return Ok(());
+    }
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| Error::io("create", parent, e))?;
+    }
+    std::fs::write(path, text).map_err(|e| Error::io("write", path, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colour_codes_are_removed() {
+        assert_eq!(strip_ansi("\u{1b}[1m\u{1b}[31merror\u{1b}[0m: x"), "error: x");
+    }
+}

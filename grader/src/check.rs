@@ -1,0 +1,271 @@
+//! `grader check`: build the code under test, run the scenarios, judge, report.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use grader_protocol::{Action, PROTOCOL_VERSION, Plan};
+
+use crate::build::{self, Built, Subject};
+use crate::diagnostic::did_you_mean;
+use crate::error::Error;
+use crate::judge;
+use crate::lab::Lab;
+use crate::report::{CategoryScore, Report, SCHEMA_VERSION, ScenarioResult, Status};
+use crate::runner;
+use crate::scenario::{Scenario, Step, load};
+
+/// How to run the scenarios.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Wall-clock limit per scenario, in milliseconds.
+    pub timeout_ms: u64,
+    /// Wall-clock limit for a request stuck inside the relay, in milliseconds.
+    pub stuck_after_ms: u64,
+    /// Scenarios run at once.
+    pub jobs: usize,
+    /// Capture backtraces of panics.
+    pub backtrace: bool,
+}
+
+/// The scenarios to run and how many hidden ones were left out.
+pub struct Selection {
+    /// The scenarios, in report order.
+    pub scenarios: Vec<Scenario>,
+    /// Hidden scenarios present but not selected.
+    pub hidden_not_run: usize,
+}
+
+/// Loads the lab's scenarios: visible ones, plus hidden ones when `with_hidden`, narrowed
+/// to `only` (names or paths of scenario files) when it is not empty.
+pub fn select(lab: &Lab, with_hidden: bool, only: &[String]) -> Result<Selection, Error> {
+    let mut scenarios = load::load_dir(lab, &lab.scenarios_dir()).map_err(Error::Invalid)?;
+    let hidden_dir = lab.hidden_dir();
+    let mut hidden_not_run = 0;
+    if hidden_dir.is_dir() {
+        let hidden = load::load_dir(lab, &hidden_dir).map_err(Error::Invalid)?;
+        if with_hidden {
+            scenarios.extend(hidden);
+        } else {
+            hidden_not_run = hidden.len();
+        }
+    }
+    let problems = crate::scenario::validate::check_set(&scenarios);
+    if !problems.is_empty() {
+        return Err(Error::Invalid(problems));
+    }
+    if !only.is_empty() {
+        let mut chosen = Vec::new();
+        for wanted in only {
+            let path = Path::new(wanted);
+            if wanted.ends_with(".json") && path.is_file() {
+                let abs = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+                let mut loaded = load::load_files(lab, &[abs]).map_err(Error::Invalid)?;
+                chosen.append(&mut loaded);
+                continue;
+            }
+            match scenarios.iter().find(|s| &s.name == wanted) {
+                Some(s) => chosen.push(s.clone()),
+                None => {
+                    let mut msg = format!("there is no scenario `{wanted}` in {}", lab.manifest.name);
+                    match did_you_mean(wanted, scenarios.iter().map(|s| s.name.as_str())) {
+                        Some(close) => msg.push_str(&format!("\n  help: did you mean `{close}`?")),
+                        None => msg.push_str(&format!(
+                            "\n  help: `grader list {}` shows every scenario; a path to a .json file runs that file",
+                            lab.manifest.name
+                        )),
+                    }
+                    return Err(Error::Usage(msg));
+                }
+            }
+        }
+        scenarios = chosen;
+        hidden_not_run = 0;
+    }
+    let order = |s: &Scenario| {
+        lab.manifest
+            .categories
+            .iter()
+            .position(|c| c.id == s.category)
+            .unwrap_or(usize::MAX)
+    };
+    scenarios.sort_by(|a, b| order(a).cmp(&order(b)).then_with(|| a.path.cmp(&b.path)));
+    Ok(Selection {
+        scenarios,
+        hidden_not_run,
+    })
+}
+
+/// The crate a lab's students work in, as shipped in this kit.
+pub fn student_subject(lab: &Lab) -> Subject {
+    Subject {
+        key: "student".into(),
+        label: lab.manifest.student_crate.clone(),
+        crate_dir: lab.kit.join(&lab.manifest.student_crate),
+        package: lab.manifest.student_package.clone(),
+        shown_dir: PathBuf::from(&lab.manifest.student_crate),
+    }
+}
+
+/// The lab's reference solution.
+pub fn solution_subject(lab: &Lab) -> Subject {
+    Subject {
+        key: "solution".into(),
+        label: lab.manifest.solution_crate.clone(),
+        crate_dir: lab.kit.join(&lab.manifest.solution_crate),
+        package: lab.manifest.solution_package.clone(),
+        shown_dir: PathBuf::from(&lab.manifest.solution_crate),
+    }
+}
+
+/// Builds `subject` and grades it on `selection`. Progress goes to `progress`.
+pub fn grade(
+    lab: &Lab,
+    subject: &Subject,
+    selection: &Selection,
+    opts: &RunOptions,
+    progress: &mut dyn Write,
+) -> Result<Report, Error> {
+    let work = build::work_dir(&lab.kit);
+    let _ = writeln!(progress, "building {} ...", subject.label);
+    let built = build::build(lab, subject, &work)?;
+    let results = match built {
+        Built::CompileFailed(diagnostics) => {
+            let _ = writeln!(progress, "{} does not compile", subject.label);
+            return Ok(assemble(lab, subject, selection, not_compiled(selection), Some(diagnostics)));
+        }
+        Built::Harness(harness) => {
+            let n = selection.scenarios.len();
+            let _ = writeln!(progress, "running {n} scenario{} ...", if n == 1 { "" } else { "s" });
+            run_all(&harness, subject, selection, opts)?
+        }
+    };
+    Ok(assemble(lab, subject, selection, results, None))
+}
+
+/// Every scenario of `selection`, marked as not run because the code does not compile.
+fn not_compiled(selection: &Selection) -> Vec<ScenarioResult> {
+    selection
+        .scenarios
+        .iter()
+        .map(|s| ScenarioResult {
+            name: s.name.clone(),
+            title: s.title.clone(),
+            category: s.category.clone(),
+            status: Status::Error,
+            score: 0,
+            max_score: s.points,
+            message: "not run: the code does not compile".into(),
+            failure: None,
+            hint: None,
+            timeline: Vec::new(),
+            backtrace: None,
+        })
+        .collect()
+}
+
+/// The plan the harness runs for `scenario`.
+pub fn plan(scenario: &Scenario, opts: &RunOptions) -> Plan {
+    let actions = scenario
+        .steps
+        .iter()
+        .map(|p| match &p.step {
+            Step::Script(x) => Action::Script {
+                target: x.target.clone(),
+                answer: x.answer.clone(),
+            },
+            Step::Send(x) => Action::Send {
+                target: x.target.clone(),
+                count: x.count.unwrap_or(1),
+            },
+            Step::SendConcurrent(x) => Action::SendConcurrent {
+                target: x.target.clone(),
+                count: x.count,
+            },
+            Step::Release(x) => Action::Release {
+                target: x.target.clone(),
+                count: x.count,
+                answer: x.answer.clone(),
+            },
+            Step::Advance(x) => Action::Advance { ms: x.ms },
+            Step::Expect(_) | Step::ExpectTransitions(_) => Action::Observe,
+        })
+        .collect();
+    Plan {
+        protocol: PROTOCOL_VERSION,
+        results_path: String::new(),
+        stuck_after_ms: opts.stuck_after_ms,
+        targets: scenario.targets.clone(),
+        actions,
+    }
+}
+
+/// Runs every scenario, `opts.jobs` at a time, and judges each.
+fn run_all(harness: &Path, subject: &Subject, selection: &Selection, opts: &RunOptions) -> Result<Vec<ScenarioResult>, Error> {
+    let scenarios = &selection.scenarios;
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<ScenarioResult, Error>>>> =
+        Mutex::new((0..scenarios.len()).map(|_| None).collect());
+    let shown = |p: &str| subject.shown(p);
+    std::thread::scope(|scope| {
+        for _ in 0..opts.jobs.max(1).min(scenarios.len().max(1)) {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(scenario) = scenarios.get(i) else { break };
+                    let outcome = runner::run(
+                        harness,
+                        plan(scenario, opts),
+                        Duration::from_millis(opts.timeout_ms),
+                        opts.backtrace,
+                    )
+                    .map(|run| judge::judge(scenario, &run, &shown, opts.timeout_ms));
+                    if let Ok(mut all) = results.lock() {
+                        all[i] = Some(outcome);
+                    }
+                }
+            });
+        }
+    });
+    let all = results.into_inner().unwrap_or_default();
+    all.into_iter()
+        .map(|r| r.unwrap_or_else(|| Err(Error::Usage("a scenario was not run".into()))))
+        .collect()
+}
+
+/// Puts the results together with per-category totals.
+fn assemble(
+    lab: &Lab,
+    subject: &Subject,
+    selection: &Selection,
+    scenarios: Vec<ScenarioResult>,
+    compile_errors: Option<String>,
+) -> Report {
+    let categories = lab
+        .manifest
+        .categories
+        .iter()
+        .filter_map(|c| {
+            let mine: Vec<&ScenarioResult> = scenarios.iter().filter(|s| s.category == c.id).collect();
+            (!mine.is_empty()).then(|| CategoryScore {
+                id: c.id.clone(),
+                title: c.title.clone(),
+                score: mine.iter().map(|s| s.score).sum(),
+                max_score: mine.iter().map(|s| s.max_score).sum(),
+            })
+        })
+        .collect();
+    Report {
+        schema_version: SCHEMA_VERSION,
+        lab: lab.manifest.name.clone(),
+        subject: subject.label.clone(),
+        score: scenarios.iter().map(|s| s.score).sum(),
+        max_score: scenarios.iter().map(|s| s.max_score).sum(),
+        categories,
+        scenarios,
+        hidden_not_run: selection.hidden_not_run,
+        compile_errors,
+    }
+}

@@ -1,0 +1,117 @@
+//! Everything that stops the grader from grading. A student's failing code is not an
+//! error: it is a graded [`crate::report::Report`].
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::diagnostic::Diagnostic;
+use crate::exit;
+
+/// Why the grader could not do its job. Each says what is wrong and what to do.
+#[derive(Debug)]
+pub enum Error {
+    /// The command line asked for something impossible.
+    Usage(String),
+    /// No kit around the current folder.
+    KitNotFound {
+        /// Where the search started.
+        from: PathBuf,
+    },
+    /// No such lab in this kit.
+    LabNotFound {
+        /// The name asked for.
+        name: String,
+        /// The labs that exist.
+        available: Vec<String>,
+    },
+    /// A lab manifest or scenario file is wrong.
+    Invalid(Vec<Diagnostic>),
+    /// A file could not be read or written.
+    Io {
+        /// What was being done.
+        action: String,
+        /// To which file.
+        path: PathBuf,
+        /// The system's reason.
+        source: std::io::Error,
+    },
+    /// The harness failed to build for a reason outside the code under test.
+    KitBuild {
+        /// What was being built.
+        what: String,
+        /// Cargo's output.
+        log: String,
+    },
+    /// Cargo could not be started.
+    Cargo(String),
+}
+
+impl Error {
+    /// An I/O error while doing `action` on `path`.
+    pub fn io(action: &str, path: &Path, source: std::io::Error) -> Error {
+        Error::Io {
+            action: action.to_owned(),
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    /// The exit status this error maps to (see [`crate::exit`]).
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::Usage(_) | Error::KitNotFound { .. } | Error::LabNotFound { .. } | Error::Invalid(_) => {
+                exit::BAD_INPUT
+            }
+            Error::Io { .. } | Error::KitBuild { .. } | Error::Cargo(_) => exit::KIT_FAILURE,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Usage(why) => write!(f, "{why}"),
+            Error::KitNotFound { from } => write!(
+                f,
+                "no lab kit found at or above {}\n  help: run the grader inside the kit (the folder with Cargo.toml and labs/), or pass --kit DIR",
+                from.display()
+            ),
+            Error::LabNotFound { name, available } => {
+                write!(f, "there is no lab `{name}` in this kit")?;
+                match crate::diagnostic::did_you_mean(name, available.iter().map(String::as_str)) {
+                    Some(close) => write!(f, "\n  help: did you mean `{close}`?"),
+                    None if available.is_empty() => write!(f, "\n  help: this kit has no labs/*/lab.json"),
+                    None => write!(f, "\n  help: the labs are: {}", available.join(", ")),
+                }
+            }
+            Error::Invalid(problems) => {
+                for (i, p) in problems.iter().enumerate() {
+                    if i > 0 {
+                        writeln!(f)?;
+                    }
+                    write!(f, "{p}")?;
+                }
+                let n = problems.len();
+                write!(
+                    f,
+                    "\n{n} problem{} found; nothing was graded. Fix the file{} above and run again.",
+                    if n == 1 { "" } else { "s" },
+                    if n == 1 { "" } else { "s" }
+                )
+            }
+            Error::Io { action, path, source } => {
+                write!(f, "cannot {action} {}: {source}", path.display())
+            }
+            Error::KitBuild { what, log } => write!(
+                f,
+                "the grader's harness does not build against {what}; the kit itself is broken, not the code under test\n{log}\n  help: check that the kit is unmodified (git status), then report this to the course staff"
+            ),
+            Error::Cargo(why) => write!(
+                f,
+                "cannot run cargo: {why}\n  help: install Rust with rustup, or set CARGO to cargo's path"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

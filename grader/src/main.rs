@@ -1,0 +1,8 @@
+//! The `grader` command. Everything happens in the library; this only wires the streams.
+
+use clap::Parser;
+
+fn main() -> std::process::ExitCode {
+    let cli = grader::Cli::parse();
+    grader::run(cli, &mut std::io::stdout().lock(), &mut std::io::stderr().lock())
+}

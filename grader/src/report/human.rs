@@ -1,0 +1,137 @@
+//! The report people read in a terminal.
+
+use std::io::Write;
+
+use colored::Colorize;
+
+use super::{Report, ScenarioResult, Status};
+use crate::lab::Lab;
+
+/// How much to show.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// Show hints after failures.
+    pub hints: bool,
+    /// Show whole timelines and backtraces.
+    pub verbose: bool,
+}
+
+/// Steps of the timeline shown before the failing one, unless verbose.
+const TIMELINE_CONTEXT: usize = 4;
+
+/// Writes `report` for a person.
+pub fn write(report: &Report, lab: &Lab, opts: Options, out: &mut dyn Write) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{}",
+        format!("{} ({}): grading {}", lab.manifest.name, lab.manifest.title, report.subject).bold()
+    )?;
+    if let Some(errors) = &report.compile_errors {
+        writeln!(out)?;
+        writeln!(out, "{}", "The code does not compile, so no scenario could run:".red().bold())?;
+        for line in errors.lines() {
+            writeln!(out, "  {line}")?;
+        }
+    }
+    for cat in &report.categories {
+        writeln!(out)?;
+        let score = format!("{}/{}", cat.score, cat.max_score);
+        writeln!(out, "{:<60} {:>7}", cat.title.bold(), colour_score(&score, cat.score, cat.max_score))?;
+        for s in report.scenarios.iter().filter(|s| s.category == cat.id) {
+            scenario(s, opts, out)?;
+        }
+    }
+    writeln!(out)?;
+    let passed = report.scenarios.iter().filter(|s| s.status == Status::Passed).count();
+    let total = format!("{}/{}", report.score, report.max_score);
+    writeln!(
+        out,
+        "{} {} points, {passed} of {} scenarios passed",
+        "Total:".bold(),
+        colour_score(&total, report.score, report.max_score).bold(),
+        report.scenarios.len()
+    )?;
+    if report.hidden_not_run > 0 {
+        writeln!(
+            out,
+            "{} hidden scenario{} will also run when your submission is graded.",
+            report.hidden_not_run,
+            if report.hidden_not_run == 1 { "" } else { "s" }
+        )?;
+    }
+    Ok(())
+}
+
+fn colour_score(text: &str, score: u32, max: u32) -> colored::ColoredString {
+    if score == max {
+        text.green()
+    } else if score == 0 {
+        text.red()
+    } else {
+        text.yellow()
+    }
+}
+
+fn scenario(s: &ScenarioResult, opts: Options, out: &mut dyn Write) -> std::io::Result<()> {
+    let tag = match s.status {
+        Status::Passed => "PASS".green(),
+        Status::Failed => "FAIL".red(),
+        Status::Error => "ERROR".red(),
+        Status::Timeout => "TIMEOUT".red(),
+    };
+    let points = format!("{}/{}", s.score, s.max_score);
+    writeln!(out, "  {:<8}{:<50} {:>7}", tag, s.name, points)?;
+    if s.status == Status::Passed {
+        return Ok(());
+    }
+    writeln!(out, "          {}", s.title.dimmed())?;
+    match &s.failure {
+        Some(f) => {
+            writeln!(out, "          step {} at {}: {}", f.step, f.at, f.action)?;
+            writeln!(out, "            expected: {}", f.expected.green())?;
+            writeln!(out, "            observed: {}", f.observed.red())?;
+        }
+        None => writeln!(out, "          {}", s.message)?,
+    }
+    if !s.timeline.is_empty() && s.timeline.len() > 1 || opts.verbose && !s.timeline.is_empty() {
+        timeline(s, opts, out)?;
+    }
+    if opts.hints {
+        if let Some(hint) = &s.hint {
+            writeln!(out, "          {} {}", "hint:".cyan().bold(), hint)?;
+        }
+    }
+    if opts.verbose {
+        if let Some(bt) = &s.backtrace {
+            writeln!(out, "          backtrace:")?;
+            for line in bt.lines() {
+                writeln!(out, "            {line}")?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn timeline(s: &ScenarioResult, opts: Options, out: &mut dyn Write) -> std::io::Result<()> {
+    let skip = if opts.verbose {
+        0
+    } else {
+        s.timeline.len().saturating_sub(TIMELINE_CONTEXT + 1)
+    };
+    writeln!(out, "          timeline:")?;
+    if skip > 0 {
+        writeln!(out, "            ... {skip} earlier step{} (-v shows all)", if skip == 1 { "" } else { "s" })?;
+    }
+    for e in &s.timeline[skip..] {
+        let marker = if e.failed_here { ">>".red().bold() } else { "  ".normal() };
+        let result = if e.result.is_empty() { String::new() } else { format!(" -> {}", e.result) };
+        writeln!(out, "          {marker}{:>3}. {} {}{}", e.step, e.at, e.action, result)?;
+        for t in &e.targets {
+            writeln!(out, "                  {}", t.dimmed())?;
+        }
+        for t in &e.transitions {
+            writeln!(out, "                  record: {t}")?;
+        }
+    }
+    Ok(())
+}

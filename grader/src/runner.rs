@@ -1,0 +1,150 @@
+//! Running one scenario in a child process, with a wall-clock limit.
+//!
+//! The child gets its plan on standard input and writes events to a results file in a
+//! private temporary folder; its standard output and error are only kept (up to a cap) to
+//! explain a crash. It runs in its own process group, and the whole group is killed when
+//! the child ends or runs out of time, so nothing it started outlives it.
+//!
+//! This is the one module that reads the real clock, and only as a safety net: a correct
+//! solution never comes near the limit, so no verdict of correct code depends on it.
+
+use std::io::Read;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use grader_protocol::{Event, Plan};
+use std::sync::mpsc;
+
+use crate::error::Error;
+
+/// Bytes of the child's output kept for the report.
+const OUTPUT_CAP: usize = 16 * 1024;
+
+/// How the child process ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// It exited with this status.
+    Exited(i32),
+    /// A signal killed it (an abort, a stack overflow, a segfault).
+    Signaled(i32),
+    /// It ran past the limit and was killed.
+    TimedOut,
+}
+
+/// What came back from one run.
+#[derive(Clone, Debug)]
+pub struct Run {
+    /// Every event the harness wrote, in order.
+    pub events: Vec<Event>,
+    /// How the process ended.
+    pub ending: Ending,
+    /// The start of what the code under test printed on standard error.
+    pub stderr: String,
+}
+
+/// Runs `harness` on `plan`, killing it after `limit` of real time.
+pub fn run(harness: &Path, mut plan: Plan, limit: Duration, backtrace: bool) -> Result<Run, Error> {
+    let dir = tempfile::Builder::new()
+        .prefix("grader-run-")
+        .tempdir()
+        .map_err(|e| Error::io("create a temporary folder in", &std::env::temp_dir(), e))?;
+    let results = dir.path().join("events.jsonl");
+    plan.results_path = results.display().to_string();
+    let input = serde_json::to_vec(&plan).unwrap_or_default();
+
+    let mut command = Command::new(harness);
+    command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .current_dir(dir.path())
+        .env("RUST_BACKTRACE", "0")
+        .process_group(0);
+    if backtrace {
+        command.env("GRADER_BACKTRACE", "1");
+    }
+    let mut child = command
+        .spawn()
+        .map_err(|e| Error::io("start the harness", harness, e))?;
+    let stdout = child.stdout.take().map(capped_reader);
+    let stderr = child.stderr.take().map(capped_reader);
+    if let Some(mut stdin) = child.stdin.take() {
+        use std::io::Write;
+        // A child that dies before reading its plan shows up below as a crash.
+        let _ = stdin.write_all(&input);
+    }
+    let pid = child.id();
+    let (done_tx, done_rx) = mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        let status = child.wait();
+        let _ = done_tx.send(());
+        status
+    });
+    let timed_out = done_rx.recv_timeout(limit).is_err();
+    // Whether it finished or not, nothing it started may outlive it. The child is not
+    // reaped until the waiter thread returns, so its pid cannot have been reused yet.
+    kill_group(pid);
+    let status = waiter
+        .join()
+        .map_err(|_| Error::io("wait for the harness", harness, std::io::Error::other("waiter thread failed")))?
+        .map_err(|e| Error::io("wait for the harness", harness, e))?;
+    let ending = if timed_out {
+        Ending::TimedOut
+    } else {
+        match (status.code(), status.signal()) {
+            (Some(code), _) => Ending::Exited(code),
+            (None, Some(sig)) => Ending::Signaled(sig),
+            (None, None) => Ending::Exited(-1),
+        }
+    };
+    let _ = stdout.map(JoinHandle::join);
+    let stderr = stderr
+        .and_then(|h| h.join().ok())
+        .unwrap_or_default();
+    let text = std::fs::read_to_string(&results).unwrap_or_default();
+    let events = text
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect();
+    Ok(Run {
+        events,
+        ending,
+        stderr,
+    })
+}
+
+/// Reads a stream to its end on a thread, keeping only the first [`OUTPUT_CAP`] bytes, so
+/// that a chatty child can never fill its pipe and block.
+fn capped_reader(mut stream: impl Read + Send + 'static) -> JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut kept = Vec::new();
+        let mut buf = [0u8; 8192];
+        loop {
+            match stream.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    let room = OUTPUT_CAP.saturating_sub(kept.len());
+                    kept.extend_from_slice(&buf[..n.min(room)]);
+                }
+            }
+        }
+        String::from_utf8_lossy(&kept).into_owned()
+    })
+}
+
+/// Kills every process in the group the harness leads: the harness itself and anything
+/// the code under test forked.
+#[allow(unsafe_code)]
+fn kill_group(pid: u32) {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return;
+    };
+    // SAFETY: kill(2) takes plain integers and touches no memory of ours. A negative pid
+    // names the process group the child was put in by `process_group(0)`.
+    unsafe {
+        libc::kill(-pid, libc::SIGKILL);
+    }
+}
