@@ -133,10 +133,12 @@ pub fn build(lab: &Lab, subject: &Subject, work: &Path) -> Result<Built, Error> 
         }
     }
     if output.status.success() {
-        return executable.map(Built::Harness).ok_or_else(|| Error::KitBuild {
-            what: subject.label.clone(),
-            log: "cargo reported success but named no harness binary".into(),
-        });
+        return executable
+            .map(Built::Harness)
+            .ok_or_else(|| Error::KitBuild {
+                what: subject.label.clone(),
+                log: "cargo reported success but named no harness binary".into(),
+            });
     }
     if subject_errors.iter().any(|(is_error, _)| *is_error) {
         let text: Vec<String> = subject_errors
@@ -200,6 +202,9 @@ mod tests {
 
     #[test]
     fn colour_codes_are_removed() {
-        assert_eq!(strip_ansi("\u{1b}[1m\u{1b}[31merror\u{1b}[0m: x"), "error: x");
+        assert_eq!(
+            strip_ansi("\u{1b}[1m\u{1b}[31merror\u{1b}[0m: x"),
+            "error: x"
+        );
     }
 }

@@ -69,7 +69,8 @@ pub fn select(lab: &Lab, with_hidden: bool, only: &[String]) -> Result<Selection
             match scenarios.iter().find(|s| &s.name == wanted) {
                 Some(s) => chosen.push(s.clone()),
                 None => {
-                    let mut msg = format!("there is no scenario `{wanted}` in {}", lab.manifest.name);
+                    let mut msg =
+                        format!("there is no scenario `{wanted}` in {}", lab.manifest.name);
                     match did_you_mean(wanted, scenarios.iter().map(|s| s.name.as_str())) {
                         Some(close) => msg.push_str(&format!("\n  help: did you mean `{close}`?")),
                         None => msg.push_str(&format!(
@@ -134,11 +135,21 @@ pub fn grade(
     let results = match built {
         Built::CompileFailed(diagnostics) => {
             let _ = writeln!(progress, "{} does not compile", subject.label);
-            return Ok(assemble(lab, subject, selection, not_compiled(selection), Some(diagnostics)));
+            return Ok(assemble(
+                lab,
+                subject,
+                selection,
+                not_compiled(selection),
+                Some(diagnostics),
+            ));
         }
         Built::Harness(harness) => {
             let n = selection.scenarios.len();
-            let _ = writeln!(progress, "running {n} scenario{} ...", if n == 1 { "" } else { "s" });
+            let _ = writeln!(
+                progress,
+                "running {n} scenario{} ...",
+                if n == 1 { "" } else { "s" }
+            );
             run_all(&harness, subject, selection, opts)?
         }
     };
@@ -146,7 +157,7 @@ pub fn grade(
 }
 
 /// Every scenario of `selection`, marked as not run because the code does not compile.
-fn not_compiled(selection: &Selection) -> Vec<ScenarioResult> {
+pub fn not_compiled(selection: &Selection) -> Vec<ScenarioResult> {
     selection
         .scenarios
         .iter()
@@ -203,7 +214,12 @@ pub fn plan(scenario: &Scenario, opts: &RunOptions) -> Plan {
 }
 
 /// Runs every scenario, `opts.jobs` at a time, and judges each.
-fn run_all(harness: &Path, subject: &Subject, selection: &Selection, opts: &RunOptions) -> Result<Vec<ScenarioResult>, Error> {
+pub fn run_all(
+    harness: &Path,
+    subject: &Subject,
+    selection: &Selection,
+    opts: &RunOptions,
+) -> Result<Vec<ScenarioResult>, Error> {
     let scenarios = &selection.scenarios;
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<ScenarioResult, Error>>>> =
@@ -214,7 +230,9 @@ fn run_all(harness: &Path, subject: &Subject, selection: &Selection, opts: &RunO
             scope.spawn(|| {
                 loop {
                     let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(scenario) = scenarios.get(i) else { break };
+                    let Some(scenario) = scenarios.get(i) else {
+                        break;
+                    };
                     let outcome = runner::run(
                         harness,
                         plan(scenario, opts),
@@ -236,7 +254,7 @@ fn run_all(harness: &Path, subject: &Subject, selection: &Selection, opts: &RunO
 }
 
 /// Puts the results together with per-category totals.
-fn assemble(
+pub fn assemble(
     lab: &Lab,
     subject: &Subject,
     selection: &Selection,
@@ -248,7 +266,8 @@ fn assemble(
         .categories
         .iter()
         .filter_map(|c| {
-            let mine: Vec<&ScenarioResult> = scenarios.iter().filter(|s| s.category == c.id).collect();
+            let mine: Vec<&ScenarioResult> =
+                scenarios.iter().filter(|s| s.category == c.id).collect();
             (!mine.is_empty()).then(|| CategoryScore {
                 id: c.id.clone(),
                 title: c.title.clone(),

@@ -26,6 +26,32 @@ pub struct Cli {
 pub enum Command {
     /// Grade a lab: your crate by default, or the reference solution with --solution.
     Check(CheckArgs),
+    /// Check that the scenarios tell right from wrong: run the reference and every known
+    /// buggy variant on every scenario and show which scenario catches which bug.
+    Audit(AuditArgs),
+}
+
+/// `grader audit`.
+#[derive(Debug, clap::Args)]
+pub struct AuditArgs {
+    /// The lab to audit, such as lab4.
+    pub lab: String,
+
+    /// Runs of each scenario on each variant; verdicts that differ between runs are flaky.
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub runs: usize,
+
+    /// Output format: human (the matrix), or json.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+
+    /// Wall-clock seconds one scenario may run before it is stopped (default: the lab's).
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+
+    /// Scenarios run at once (default: the number of cores).
+    #[arg(long, short = 'j', value_name = "N")]
+    pub jobs: Option<usize>,
 }
 
 /// `grader check`.

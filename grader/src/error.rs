@@ -59,9 +59,10 @@ impl Error {
     /// The exit status this error maps to (see [`crate::exit`]).
     pub fn exit_code(&self) -> u8 {
         match self {
-            Error::Usage(_) | Error::KitNotFound { .. } | Error::LabNotFound { .. } | Error::Invalid(_) => {
-                exit::BAD_INPUT
-            }
+            Error::Usage(_)
+            | Error::KitNotFound { .. }
+            | Error::LabNotFound { .. }
+            | Error::Invalid(_) => exit::BAD_INPUT,
             Error::Io { .. } | Error::KitBuild { .. } | Error::Cargo(_) => exit::KIT_FAILURE,
         }
     }
@@ -80,7 +81,9 @@ impl fmt::Display for Error {
                 write!(f, "there is no lab `{name}` in this kit")?;
                 match crate::diagnostic::did_you_mean(name, available.iter().map(String::as_str)) {
                     Some(close) => write!(f, "\n  help: did you mean `{close}`?"),
-                    None if available.is_empty() => write!(f, "\n  help: this kit has no labs/*/lab.json"),
+                    None if available.is_empty() => {
+                        write!(f, "\n  help: this kit has no labs/*/lab.json")
+                    }
                     None => write!(f, "\n  help: the labs are: {}", available.join(", ")),
                 }
             }
@@ -99,7 +102,11 @@ impl fmt::Display for Error {
                     if n == 1 { "" } else { "s" }
                 )
             }
-            Error::Io { action, path, source } => {
+            Error::Io {
+                action,
+                path,
+                source,
+            } => {
                 write!(f, "cannot {action} {}: {source}", path.display())
             }
             Error::KitBuild { what, log } => write!(

@@ -32,14 +32,28 @@ pub fn describe(step: &Step) -> String {
             if n == 1 {
                 format!("send 1 request to {}", x.target)
             } else {
-                format!("send {n} {} to {}, one after the other", plural(n), x.target)
+                format!(
+                    "send {n} {} to {}, one after the other",
+                    plural(n),
+                    x.target
+                )
             }
         }
         Step::SendConcurrent(x) => {
-            format!("send {} {} to {} at the same moment", x.count, plural(x.count), x.target)
+            format!(
+                "send {} {} to {} at the same moment",
+                x.count,
+                plural(x.count),
+                x.target
+            )
         }
         Step::Release(x) => match x.count {
-            Some(n) => format!("release {n} held {} at {} with {}", if n == 1 { "call" } else { "calls" }, x.target, x.answer),
+            Some(n) => format!(
+                "release {n} held {} at {} with {}",
+                if n == 1 { "call" } else { "calls" },
+                x.target,
+                x.answer
+            ),
             None => format!("release every held call at {} with {}", x.target, x.answer),
         },
         Step::Advance(x) => format!("advance the clock by {}", duration(x.ms)),
@@ -57,7 +71,12 @@ fn duration(ms: u64) -> String {
 }
 
 /// Judges one run of `scenario`. `shown` maps harness paths to the paths people know.
-pub fn judge(scenario: &Scenario, run: &Run, shown: &dyn Fn(&str) -> String, timeout_ms: u64) -> ScenarioResult {
+pub fn judge(
+    scenario: &Scenario,
+    run: &Run,
+    shown: &dyn Fn(&str) -> String,
+    timeout_ms: u64,
+) -> ScenarioResult {
     let mut records: BTreeMap<usize, &StepRecord> = BTreeMap::new();
     let mut begun: BTreeMap<usize, u64> = BTreeMap::new();
     let mut panic: Option<&PanicRecord> = None;
@@ -102,7 +121,14 @@ pub fn judge(scenario: &Scenario, run: &Run, shown: &dyn Fn(&str) -> String, tim
             break;
         }
         let Some(record) = records.get(&i) else {
-            verdict = Some(missing_step(scenario, i, begun.get(&i).copied(), stuck, run, timeout_ms));
+            verdict = Some(missing_step(
+                scenario,
+                i,
+                begun.get(&i).copied(),
+                stuck,
+                run,
+                timeout_ms,
+            ));
             failed_step = Some(i);
             break;
         };
@@ -127,7 +153,11 @@ pub fn judge(scenario: &Scenario, run: &Run, shown: &dyn Fn(&str) -> String, tim
         let at = begun.values().last().copied();
         verdict = Some(match panic {
             Some(p) => (Status::Error, panic_message(p, shown, at, scenario), None),
-            None => (Status::Error, crash_message(run, "after the last step", timeout_ms), None),
+            None => (
+                Status::Error,
+                crash_message(run, "after the last step", timeout_ms),
+                None,
+            ),
         });
     }
     if let Some((status, message, failure)) = verdict {
@@ -163,7 +193,9 @@ fn missing_step(
             s.waited_ms,
             s.target
         );
-        let expected = "every request returns at once or waits inside the target (never inside the relay)".to_owned();
+        let expected =
+            "every request returns at once or waits inside the target (never inside the relay)"
+                .to_owned();
         let message = format!(
             "step {} at {at} ({action}): {observed}; a caller is waiting for a lock or a slot instead of being rejected at once",
             i + 1
@@ -198,14 +230,23 @@ fn missing_step(
 fn crash_message(run: &Run, place: &str, timeout_ms: u64) -> String {
     let overflow = run.stderr.contains("overflowed its stack");
     match &run.ending {
-        _ if overflow => format!("stack overflow {place}: a function that calls itself without end?"),
-        Ending::Signaled(sig) => format!("the process was killed by signal {sig} {place} (an abort?)"),
+        _ if overflow => {
+            format!("stack overflow {place}: a function that calls itself without end?")
+        }
+        Ending::Signaled(sig) => {
+            format!("the process was killed by signal {sig} {place} (an abort?)")
+        }
         Ending::Exited(code) => format!("the process exited with status {code} {place}"),
         Ending::TimedOut => format!("no progress for {timeout_ms} ms of real time {place}"),
     }
 }
 
-fn panic_message(p: &PanicRecord, shown: &dyn Fn(&str) -> String, at_ms: Option<u64>, scenario: &Scenario) -> String {
+fn panic_message(
+    p: &PanicRecord,
+    shown: &dyn Fn(&str) -> String,
+    at_ms: Option<u64>,
+    scenario: &Scenario,
+) -> String {
     let location = p
         .location
         .as_deref()
@@ -222,7 +263,11 @@ fn panic_message(p: &PanicRecord, shown: &dyn Fn(&str) -> String, at_ms: Option<
     };
     if let Some(todo) = p.message.strip_prefix("not yet implemented") {
         let todo = todo.trim_start_matches(':').trim();
-        let what = if todo.is_empty() { String::new() } else { format!(": {todo}") };
+        let what = if todo.is_empty() {
+            String::new()
+        } else {
+            format!(": {todo}")
+        };
         format!("{place}: hit todo!() at {location}{what}")
     } else {
         format!("{place}: panicked at {location}: {}", p.message)
@@ -249,7 +294,11 @@ fn check_step(step: &Step, r: &StepRecord) -> Option<(String, String)> {
             for o in &outcomes {
                 *got.entry((*o).to_owned()).or_default() += 1;
             }
-            let want: BTreeMap<String, u32> = want.iter().filter(|(_, n)| **n > 0).map(|(k, v)| (k.clone(), *v)).collect();
+            let want: BTreeMap<String, u32> = want
+                .iter()
+                .filter(|(_, n)| **n > 0)
+                .map(|(k, v)| (k.clone(), *v))
+                .collect();
             (want != got).then(|| (counts(&want), counts(&got)))
         }
         Step::Release(x) => {
@@ -269,14 +318,25 @@ fn check_step(step: &Step, r: &StepRecord) -> Option<(String, String)> {
         Step::Expect(x) => {
             let t = r.targets.iter().find(|t| t.name == x.target)?;
             if let Some(state) = &x.state {
-                let got = t.state.clone().unwrap_or_else(|| "no state (breaker_state returned None)".into());
+                let got = t
+                    .state
+                    .clone()
+                    .unwrap_or_else(|| "no state (breaker_state returned None)".into());
                 if &got != state {
-                    return Some((format!("{} breaker {state}", x.target), format!("{} breaker {got}", x.target)));
+                    return Some((
+                        format!("{} breaker {state}", x.target),
+                        format!("{} breaker {got}", x.target),
+                    ));
                 }
             }
             let fields = [
                 ("calls", x.calls, t.calls, "calls reached"),
-                ("in_flight", x.in_flight, t.in_flight, "calls in progress at"),
+                (
+                    "in_flight",
+                    x.in_flight,
+                    t.in_flight,
+                    "calls in progress at",
+                ),
                 ("peak", x.peak, t.peak, "calls at once at most at"),
             ];
             for (_, want, got, words) in fields {
@@ -319,7 +379,10 @@ fn counts(map: &BTreeMap<String, u32>) -> String {
     if map.is_empty() {
         return "nothing".to_owned();
     }
-    map.iter().map(|(k, v)| format!("{v}x {k}")).collect::<Vec<_>>().join(", ")
+    map.iter()
+        .map(|(k, v)| format!("{v}x {k}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn records(lines: &[String]) -> String {
@@ -331,7 +394,11 @@ fn records(lines: &[String]) -> String {
 }
 
 /// The steps that ran, as a timeline.
-fn timeline(scenario: &Scenario, records: &BTreeMap<usize, &StepRecord>, failed: Option<usize>) -> Vec<TimelineEntry> {
+fn timeline(
+    scenario: &Scenario,
+    records: &BTreeMap<usize, &StepRecord>,
+    failed: Option<usize>,
+) -> Vec<TimelineEntry> {
     let mut seen_transitions = 0;
     let mut out = Vec::new();
     for (i, placed) in scenario.steps.iter().enumerate() {
@@ -352,7 +419,11 @@ fn timeline(scenario: &Scenario, records: &BTreeMap<usize, &StepRecord>, failed:
         let result = if r.requests.is_empty() {
             String::new()
         } else {
-            r.requests.iter().map(|q| format!("#{} {}", q.id, q.outcome)).collect::<Vec<_>>().join(", ")
+            r.requests
+                .iter()
+                .map(|q| format!("#{} {}", q.id, q.outcome))
+                .collect::<Vec<_>>()
+                .join(", ")
         };
         let targets = r
             .targets
@@ -369,7 +440,10 @@ fn timeline(scenario: &Scenario, records: &BTreeMap<usize, &StepRecord>, failed:
             })
             .collect();
         let all = r.transitions.clone().unwrap_or_default();
-        let new = all.get(seen_transitions..).map(<[String]>::to_vec).unwrap_or_default();
+        let new = all
+            .get(seen_transitions..)
+            .map(<[String]>::to_vec)
+            .unwrap_or_default();
         seen_transitions = all.len();
         out.push(TimelineEntry {
             step: i + 1,

@@ -7,6 +7,7 @@
 //! [`judge`] compares what it observed with what the scenario expects, and [`report`]
 //! writes the result. Nothing here prints directly or exits the process.
 
+pub mod audit;
 pub mod build;
 pub mod check;
 pub mod cli;
@@ -16,6 +17,8 @@ pub mod exit;
 pub mod judge;
 pub mod kit;
 pub mod lab;
+pub mod materialize;
+pub mod mutants;
 pub mod report;
 pub mod runner;
 pub mod scenario;
@@ -24,7 +27,7 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 pub use cli::Cli;
-use cli::{CheckArgs, ColorChoice, Command, Format};
+use cli::{AuditArgs, CheckArgs, ColorChoice, Command, Format};
 pub use error::Error;
 use lab::Lab;
 
@@ -33,11 +36,16 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> ExitCode {
     set_colour(cli.color);
     let result = match cli.command {
         Command::Check(args) => check_command(cli.kit.as_deref(), args, out, err),
+        Command::Audit(args) => audit_command(cli.kit.as_deref(), args, out, err),
     };
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            let _ = writeln!(err, "{} {e}", colored::Colorize::bold(colored::Colorize::red("error:")));
+            let _ = writeln!(
+                err,
+                "{} {e}",
+                colored::Colorize::bold(colored::Colorize::red("error:"))
+            );
             ExitCode::from(e.exit_code())
         }
     }
@@ -55,7 +63,12 @@ fn set_colour(choice: ColorChoice) {
     }
 }
 
-fn check_command(kit: Option<&std::path::Path>, args: CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8, Error> {
+fn check_command(
+    kit: Option<&std::path::Path>,
+    args: CheckArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<u8, Error> {
     let kit = kit::find(kit)?;
     let lab = Lab::load(&kit, &args.lab)?;
     let selection = check::select(&lab, false, &args.scenarios)?;
@@ -64,19 +77,7 @@ fn check_command(kit: Option<&std::path::Path>, args: CheckArgs, out: &mut dyn W
     } else {
         check::student_subject(&lab)
     };
-    let timeout_ms = match args.timeout {
-        Some(s) if s.is_finite() && s > 0.0 => (s * 1000.0) as u64,
-        Some(s) => return Err(Error::Usage(format!("--timeout must be a positive number of seconds, not {s}"))),
-        None => lab.manifest.limits.timeout_ms,
-    };
-    let opts = check::RunOptions {
-        timeout_ms,
-        stuck_after_ms: lab.manifest.limits.stuck_after_ms.min(timeout_ms / 2).max(1),
-        jobs: args
-            .jobs
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from)),
-        backtrace: args.verbose,
-    };
+    let opts = run_options(&lab, args.timeout, args.jobs, args.verbose)?;
     let report = check::grade(&lab, &subject, &selection, &opts, err)?;
     let written = match args.format {
         Format::Json => report::json::write(&report, out),
@@ -90,6 +91,79 @@ fn check_command(kit: Option<&std::path::Path>, args: CheckArgs, out: &mut dyn W
             out,
         ),
     };
-    written.map_err(|e| Error::io("write the report to", std::path::Path::new("standard output"), e))?;
-    Ok(if report.all_passed() { exit::PASSED } else { exit::NOT_FULL_MARKS })
+    written.map_err(|e| {
+        Error::io(
+            "write the report to",
+            std::path::Path::new("standard output"),
+            e,
+        )
+    })?;
+    Ok(if report.all_passed() {
+        exit::PASSED
+    } else {
+        exit::NOT_FULL_MARKS
+    })
+}
+
+/// Run options from the lab's limits and the command line's overrides.
+fn run_options(
+    lab: &Lab,
+    timeout: Option<f64>,
+    jobs: Option<usize>,
+    backtrace: bool,
+) -> Result<check::RunOptions, Error> {
+    let timeout_ms = match timeout {
+        Some(s) if s.is_finite() && s > 0.0 => (s * 1000.0) as u64,
+        Some(s) => {
+            return Err(Error::Usage(format!(
+                "--timeout must be a positive number of seconds, not {s}"
+            )));
+        }
+        None => lab.manifest.limits.timeout_ms,
+    };
+    Ok(check::RunOptions {
+        timeout_ms,
+        stuck_after_ms: lab
+            .manifest
+            .limits
+            .stuck_after_ms
+            .min(timeout_ms / 2)
+            .max(1),
+        jobs: jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from)),
+        backtrace,
+    })
+}
+
+fn audit_command(
+    kit: Option<&std::path::Path>,
+    args: AuditArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<u8, Error> {
+    let kit = kit::find(kit)?;
+    let lab = Lab::load(&kit, &args.lab)?;
+    let selection = check::select(&lab, true, &[])?;
+    let opts = run_options(&lab, args.timeout, args.jobs, false)?;
+    if args.runs == 0 {
+        return Err(Error::Usage("--runs must be at least 1".into()));
+    }
+    let audit = audit::audit(&lab, &selection, &opts, args.runs, err)?;
+    let written = match args.format {
+        Format::Json => serde_json::to_writer_pretty(&mut *out, &audit)
+            .map_err(std::io::Error::other)
+            .and_then(|()| writeln!(out)),
+        Format::Human => audit::write_matrix(&audit, out),
+    };
+    written.map_err(|e| {
+        Error::io(
+            "write the audit to",
+            std::path::Path::new("standard output"),
+            e,
+        )
+    })?;
+    Ok(if audit.problems.is_empty() {
+        exit::PASSED
+    } else {
+        exit::NOT_FULL_MARKS
+    })
 }

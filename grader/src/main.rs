@@ -4,5 +4,9 @@ use clap::Parser;
 
 fn main() -> std::process::ExitCode {
     let cli = grader::Cli::parse();
-    grader::run(cli, &mut std::io::stdout().lock(), &mut std::io::stderr().lock())
+    grader::run(
+        cli,
+        &mut std::io::stdout().lock(),
+        &mut std::io::stderr().lock(),
+    )
 }

@@ -89,7 +89,13 @@ pub fn run(harness: &Path, mut plan: Plan, limit: Duration, backtrace: bool) -> 
     kill_group(pid);
     let status = waiter
         .join()
-        .map_err(|_| Error::io("wait for the harness", harness, std::io::Error::other("waiter thread failed")))?
+        .map_err(|_| {
+            Error::io(
+                "wait for the harness",
+                harness,
+                std::io::Error::other("waiter thread failed"),
+            )
+        })?
         .map_err(|e| Error::io("wait for the harness", harness, e))?;
     let ending = if timed_out {
         Ending::TimedOut
@@ -101,9 +107,7 @@ pub fn run(harness: &Path, mut plan: Plan, limit: Duration, backtrace: bool) -> 
         }
     };
     let _ = stdout.map(JoinHandle::join);
-    let stderr = stderr
-        .and_then(|h| h.join().ok())
-        .unwrap_or_default();
+    let stderr = stderr.and_then(|h| h.join().ok()).unwrap_or_default();
     let text = std::fs::read_to_string(&results).unwrap_or_default();
     let events = text
         .lines()

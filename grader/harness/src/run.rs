@@ -127,7 +127,11 @@ pub fn run(plan: &Plan) -> i32 {
         };
         let record = world.record(step, at_ms, &outcome);
         emit(&Event::Step(record));
-        if *world.panicked.lock().unwrap_or_else(PoisonError::into_inner) {
+        if *world
+            .panicked
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+        {
             return PANICKED;
         }
     }
@@ -228,10 +232,7 @@ impl World {
                 *finish.result.lock().unwrap_or_else(PoisonError::into_inner) = Some(ended);
             })
             .map_err(|e| Failure::BadPlan(format!("cannot start a request thread: {e}")))?;
-        self.sent.push(Sent {
-            id,
-            result,
-        });
+        self.sent.push(Sent { id, result });
         Ok(id)
     }
 

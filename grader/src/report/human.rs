@@ -20,15 +20,30 @@ pub struct Options {
 const TIMELINE_CONTEXT: usize = 4;
 
 /// Writes `report` for a person.
-pub fn write(report: &Report, lab: &Lab, opts: Options, out: &mut dyn Write) -> std::io::Result<()> {
+pub fn write(
+    report: &Report,
+    lab: &Lab,
+    opts: Options,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
     writeln!(
         out,
         "{}",
-        format!("{} ({}): grading {}", lab.manifest.name, lab.manifest.title, report.subject).bold()
+        format!(
+            "{} ({}): grading {}",
+            lab.manifest.name, lab.manifest.title, report.subject
+        )
+        .bold()
     )?;
     if let Some(errors) = &report.compile_errors {
         writeln!(out)?;
-        writeln!(out, "{}", "The code does not compile, so no scenario could run:".red().bold())?;
+        writeln!(
+            out,
+            "{}",
+            "The code does not compile, so no scenario could run:"
+                .red()
+                .bold()
+        )?;
         for line in errors.lines() {
             writeln!(out, "  {line}")?;
         }
@@ -36,13 +51,22 @@ pub fn write(report: &Report, lab: &Lab, opts: Options, out: &mut dyn Write) -> 
     for cat in &report.categories {
         writeln!(out)?;
         let score = format!("{}/{}", cat.score, cat.max_score);
-        writeln!(out, "{:<60} {:>7}", cat.title.bold(), colour_score(&score, cat.score, cat.max_score))?;
+        writeln!(
+            out,
+            "{:<60} {:>7}",
+            cat.title.bold(),
+            colour_score(&score, cat.score, cat.max_score)
+        )?;
         for s in report.scenarios.iter().filter(|s| s.category == cat.id) {
             scenario(s, opts, out)?;
         }
     }
     writeln!(out)?;
-    let passed = report.scenarios.iter().filter(|s| s.status == Status::Passed).count();
+    let passed = report
+        .scenarios
+        .iter()
+        .filter(|s| s.status == Status::Passed)
+        .count();
     let total = format!("{}/{}", report.score, report.max_score);
     writeln!(
         out,
@@ -120,12 +144,28 @@ fn timeline(s: &ScenarioResult, opts: Options, out: &mut dyn Write) -> std::io::
     };
     writeln!(out, "          timeline:")?;
     if skip > 0 {
-        writeln!(out, "            ... {skip} earlier step{} (-v shows all)", if skip == 1 { "" } else { "s" })?;
+        writeln!(
+            out,
+            "            ... {skip} earlier step{} (-v shows all)",
+            if skip == 1 { "" } else { "s" }
+        )?;
     }
     for e in &s.timeline[skip..] {
-        let marker = if e.failed_here { ">>".red().bold() } else { "  ".normal() };
-        let result = if e.result.is_empty() { String::new() } else { format!(" -> {}", e.result) };
-        writeln!(out, "          {marker}{:>3}. {} {}{}", e.step, e.at, e.action, result)?;
+        let marker = if e.failed_here {
+            ">>".red().bold()
+        } else {
+            "  ".normal()
+        };
+        let result = if e.result.is_empty() {
+            String::new()
+        } else {
+            format!(" -> {}", e.result)
+        };
+        writeln!(
+            out,
+            "          {marker}{:>3}. {} {}{}",
+            e.step, e.at, e.action, result
+        )?;
         for t in &e.targets {
             writeln!(out, "                  {}", t.dimmed())?;
         }

@@ -147,7 +147,10 @@ pub fn load_dir(lab: &Lab, dir: &Path) -> Result<Vec<Scenario>, Vec<Diagnostic>>
 }
 
 /// Reads the given scenario files, collecting every problem of every file.
-pub fn load_files(lab: &Lab, paths: &[std::path::PathBuf]) -> Result<Vec<Scenario>, Vec<Diagnostic>> {
+pub fn load_files(
+    lab: &Lab,
+    paths: &[std::path::PathBuf],
+) -> Result<Vec<Scenario>, Vec<Diagnostic>> {
     let mut scenarios = Vec::new();
     let mut problems = Vec::new();
     for path in paths {

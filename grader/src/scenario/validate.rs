@@ -7,8 +7,8 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use super::model::{Step, TargetOverride};
 use super::Scenario;
+use super::model::{Step, TargetOverride};
 use crate::diagnostic::{Diagnostic, did_you_mean};
 use crate::lab::Lab;
 use crate::scenario::load::key_pos;
@@ -32,7 +32,14 @@ struct Checker<'a> {
 }
 
 impl Checker<'_> {
-    fn problem(&mut self, start: usize, end: usize, key: &str, message: String, help: Option<String>) {
+    fn problem(
+        &mut self,
+        start: usize,
+        end: usize,
+        key: &str,
+        message: String,
+        help: Option<String>,
+    ) {
         let pos = key_pos(self.text, start, end, key);
         let mut d = Diagnostic::at(&self.scenario.path, pos, message);
         if let Some(help) = help {
@@ -46,7 +53,14 @@ impl Checker<'_> {
     }
 
     /// Checks `word` is one of `allowed`; `what` names the kind of word in messages.
-    fn one_of(&mut self, span: (usize, usize), key: &str, word: &str, allowed: &[&str], what: &str) -> bool {
+    fn one_of(
+        &mut self,
+        span: (usize, usize),
+        key: &str,
+        word: &str,
+        allowed: &[&str],
+        what: &str,
+    ) -> bool {
         if allowed.contains(&word) {
             return true;
         }
@@ -54,13 +68,24 @@ impl Checker<'_> {
             Some(close) => format!("did you mean `{close}`?"),
             None => format!("use one of: {}", allowed.join(", ")),
         };
-        self.problem(span.0, span.1, key, format!("unknown {what} `{word}`"), Some(help));
+        self.problem(
+            span.0,
+            span.1,
+            key,
+            format!("unknown {what} `{word}`"),
+            Some(help),
+        );
         false
     }
 }
 
 /// Every problem with one parsed scenario.
-pub fn check(lab: &Lab, scenario: &Scenario, overrides: &BTreeMap<String, TargetOverride>, text: &str) -> Vec<Diagnostic> {
+pub fn check(
+    lab: &Lab,
+    scenario: &Scenario,
+    overrides: &BTreeMap<String, TargetOverride>,
+    text: &str,
+) -> Vec<Diagnostic> {
     let mut c = Checker {
         lab,
         scenario,
@@ -81,32 +106,77 @@ fn check_header(c: &mut Checker<'_>, overrides: &BTreeMap<String, TargetOverride
     if !name_ok {
         c.top(
             "name",
-            format!("the name `{}` must be lowercase letters, digits and `_` only", s.name),
+            format!(
+                "the name `{}` must be lowercase letters, digits and `_` only",
+                s.name
+            ),
             None,
         );
     }
     if s.title.trim().is_empty() {
-        c.top("title", "the title is empty".into(), Some("say in one sentence what the scenario shows".into()));
+        c.top(
+            "title",
+            "the title is empty".into(),
+            Some("say in one sentence what the scenario shows".into()),
+        );
     }
     if s.hint.trim().is_empty() {
-        c.top("hint", "the hint is empty".into(), Some("name the mistake this scenario usually catches".into()));
+        c.top(
+            "hint",
+            "the hint is empty".into(),
+            Some("name the mistake this scenario usually catches".into()),
+        );
     }
     if s.points == 0 {
-        c.top("points", "a scenario must be worth at least 1 point".into(), None);
+        c.top(
+            "points",
+            "a scenario must be worth at least 1 point".into(),
+            None,
+        );
     }
-    let categories: Vec<&str> = c.lab.manifest.categories.iter().map(|x| x.id.as_str()).collect();
+    let categories: Vec<&str> = c
+        .lab
+        .manifest
+        .categories
+        .iter()
+        .map(|x| x.id.as_str())
+        .collect();
     let category = s.category.clone();
-    c.one_of((0, c.text.len()), "category", &category, &categories, "category");
-    let targets: Vec<String> = c.lab.manifest.targets.iter().map(|t| t.name.clone()).collect();
+    c.one_of(
+        (0, c.text.len()),
+        "category",
+        &category,
+        &categories,
+        "category",
+    );
+    let targets: Vec<String> = c
+        .lab
+        .manifest
+        .targets
+        .iter()
+        .map(|t| t.name.clone())
+        .collect();
     let target_names: Vec<&str> = targets.iter().map(String::as_str).collect();
     let start = c.text.find("\"targets\"").unwrap_or(0);
     for (name, o) in overrides {
         c.one_of((start, c.text.len()), name, name, &target_names, "target");
         if o.failure_threshold == Some(0) {
-            c.problem(start, c.text.len(), "failure_threshold", "failure_threshold must be at least 1".into(), None);
+            c.problem(
+                start,
+                c.text.len(),
+                "failure_threshold",
+                "failure_threshold must be at least 1".into(),
+                None,
+            );
         }
         if o.max_concurrent == Some(0) {
-            c.problem(start, c.text.len(), "max_concurrent", "max_concurrent must be at least 1".into(), None);
+            c.problem(
+                start,
+                c.text.len(),
+                "max_concurrent",
+                "max_concurrent must be at least 1".into(),
+                None,
+            );
         }
     }
     if s.steps.is_empty() {
@@ -129,7 +199,13 @@ fn check_header(c: &mut Checker<'_>, overrides: &BTreeMap<String, TargetOverride
 }
 
 fn check_steps(c: &mut Checker<'_>) {
-    let targets: Vec<String> = c.lab.manifest.targets.iter().map(|t| t.name.clone()).collect();
+    let targets: Vec<String> = c
+        .lab
+        .manifest
+        .targets
+        .iter()
+        .map(|t| t.name.clone())
+        .collect();
     let target_names: Vec<&str> = targets.iter().map(String::as_str).collect();
     // Per target: is it scripted to hold right now, and may calls be held in it?
     let mut holding: HashMap<String, bool> = HashMap::new();
@@ -158,7 +234,13 @@ fn check_steps(c: &mut Checker<'_>) {
             Step::Send(x) => {
                 let count = x.count.unwrap_or(1);
                 if count == 0 {
-                    c.problem(span.0, span.1, "count", "count must be at least 1".into(), None);
+                    c.problem(
+                        span.0,
+                        span.1,
+                        "count",
+                        "count must be at least 1".into(),
+                        None,
+                    );
                 }
                 if x.expect.is_some() && x.expect_each.is_some() {
                     c.problem(
@@ -181,7 +263,10 @@ fn check_steps(c: &mut Checker<'_>) {
                             span.0,
                             span.1,
                             "expect_each",
-                            format!("expect_each lists {} outcomes for {count} requests", each.len()),
+                            format!(
+                                "expect_each lists {} outcomes for {count} requests",
+                                each.len()
+                            ),
                             Some("give one outcome per request, or set `count` to match".into()),
                         );
                     }
@@ -192,7 +277,13 @@ fn check_steps(c: &mut Checker<'_>) {
             }
             Step::SendConcurrent(x) => {
                 if x.count == 0 {
-                    c.problem(span.0, span.1, "count", "count must be at least 1".into(), None);
+                    c.problem(
+                        span.0,
+                        span.1,
+                        "count",
+                        "count must be at least 1".into(),
+                        None,
+                    );
                 }
                 if !holding.get(&x.target).copied().unwrap_or(false) {
                     c.problem(
@@ -219,7 +310,10 @@ fn check_steps(c: &mut Checker<'_>) {
                             span.0,
                             span.1,
                             "expect",
-                            format!("expected outcomes add up to {sum}, but {} requests are sent", x.count),
+                            format!(
+                                "expected outcomes add up to {sum}, but {} requests are sent",
+                                x.count
+                            ),
                             None,
                         );
                     }
@@ -232,14 +326,23 @@ fn check_steps(c: &mut Checker<'_>) {
                     c.one_of(span, "expect", code, &OUTCOMES, "outcome");
                 }
                 if x.count == Some(0) {
-                    c.problem(span.0, span.1, "count", "count must be at least 1 (leave it out to release all)".into(), None);
+                    c.problem(
+                        span.0,
+                        span.1,
+                        "count",
+                        "count must be at least 1 (leave it out to release all)".into(),
+                        None,
+                    );
                 }
                 if !may_have_held.contains(&x.target) {
                     c.problem(
                         span.0,
                         span.1,
                         "release",
-                        format!("release on `{}`, but no call to it can be held at this point", x.target),
+                        format!(
+                            "release on `{}`, but no call to it can be held at this point",
+                            x.target
+                        ),
                         Some(format!(
                             "script `{}` to \"hold\" and send requests to it before releasing",
                             x.target
@@ -249,7 +352,13 @@ fn check_steps(c: &mut Checker<'_>) {
             }
             Step::Advance(x) => {
                 if x.ms == 0 {
-                    c.problem(span.0, span.1, "ms", "advancing by 0 ms does nothing".into(), None);
+                    c.problem(
+                        span.0,
+                        span.1,
+                        "ms",
+                        "advancing by 0 ms does nothing".into(),
+                        None,
+                    );
                 }
             }
             Step::Expect(x) => {
@@ -272,7 +381,9 @@ fn check_steps(c: &mut Checker<'_>) {
                         span.1,
                         "expect",
                         "this expect step checks nothing".into(),
-                        Some("give at least one of: state, calls, in_flight, peak, answered".into()),
+                        Some(
+                            "give at least one of: state, calls, in_flight, peak, answered".into(),
+                        ),
                     );
                 }
             }
@@ -284,7 +395,10 @@ fn check_steps(c: &mut Checker<'_>) {
                             span.1,
                             line,
                             format!("`{line}` is not a transition record: {why}"),
-                            Some("write records like \"00:02:00.000 core_banking CLOSED -> OPEN\"".into()),
+                            Some(
+                                "write records like \"00:02:00.000 core_banking CLOSED -> OPEN\""
+                                    .into(),
+                            ),
                         );
                     }
                 }
@@ -300,10 +414,15 @@ fn parse_transition_line(line: &str, targets: &[&str]) -> Result<(), String> {
         return Err("expected five parts separated by single spaces".into());
     };
     let time_ok = time.len() == 12
-        && time
-            .chars()
-            .enumerate()
-            .all(|(i, ch)| if [2, 5].contains(&i) { ch == ':' } else if i == 8 { ch == '.' } else { ch.is_ascii_digit() });
+        && time.chars().enumerate().all(|(i, ch)| {
+            if [2, 5].contains(&i) {
+                ch == ':'
+            } else if i == 8 {
+                ch == '.'
+            } else {
+                ch.is_ascii_digit()
+            }
+        });
     if !time_ok {
         return Err(format!("`{time}` is not a time like 00:02:00.000"));
     }
@@ -328,8 +447,15 @@ pub fn check_set(scenarios: &[Scenario]) -> Vec<Diagnostic> {
     for s in scenarios {
         if let Some(first) = seen.get(s.name.as_str()) {
             problems.push(
-                Diagnostic::file(&s.path, format!("the name `{}` is already used by {}", s.name, first.path.display()))
-                    .help("give every scenario its own name"),
+                Diagnostic::file(
+                    &s.path,
+                    format!(
+                        "the name `{}` is already used by {}",
+                        s.name,
+                        first.path.display()
+                    ),
+                )
+                .help("give every scenario its own name"),
             );
         } else {
             seen.insert(&s.name, s);
