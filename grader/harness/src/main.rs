@@ -45,5 +45,6 @@ fn main() -> ExitCode {
     events::install_panic_hook();
     // Leave at once, without unwinding or joining: requests still held inside a target,
     // or stuck inside the relay, must not keep the process alive.
+    #[allow(clippy::disallowed_methods)]
     std::process::exit(run::run(&plan))
 }

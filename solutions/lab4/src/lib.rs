@@ -11,3 +11,11 @@ pub mod relay;
 pub use breaker::{Breaker, counts_as_failure};
 pub use bulkhead::Bulkhead;
 pub use relay::Relay;
+
+// The grader sends requests from many threads at once: the relay must be shareable
+// between threads. If this line fails to compile, a field of your relay, breaker or
+// bulkhead is not thread-safe (use Mutex, not RefCell or Cell).
+const _: () = {
+    const fn shareable_between_threads<T: Send + Sync>() {}
+    shareable_between_threads::<Relay>();
+};

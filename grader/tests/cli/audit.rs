@@ -1,0 +1,15 @@
+//! `grader audit`: the scenarios catch every known bug, and the reference passes them all.
+
+use crate::util::{grader, stdout};
+
+#[test]
+fn every_mutant_is_caught_and_the_reference_passes() {
+    let output = grader()
+        .args(["audit", "lab4", "--runs", "2"])
+        .assert()
+        .get_output()
+        .clone();
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(0), "the audit failed:\n{text}");
+    insta::assert_snapshot!("audit_matrix", text);
+}

@@ -1,0 +1,115 @@
+//! `grader check` on the reference solution and on the untouched skeleton.
+
+use predicates::prelude::*;
+
+use crate::util::{grader, stdout, transcript};
+
+#[test]
+fn the_reference_gets_full_marks() {
+    let output = grader()
+        .args(["check", "lab4", "--solution"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("Total: 130/130 points, 31 of 31 scenarios passed"))
+        .get_output()
+        .clone();
+    insta::assert_snapshot!("reference_human", stdout(&output));
+}
+
+#[test]
+fn the_reference_json_report() {
+    let output = grader()
+        .args(["check", "lab4", "--solution", "--format", "json"])
+        .assert()
+        .code(0)
+        .get_output()
+        .clone();
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("one JSON object on stdout");
+    assert_eq!(report["score"], 130);
+    assert_eq!(report["max_score"], 130);
+    insta::assert_snapshot!("reference_json", stdout(&output));
+}
+
+#[test]
+fn the_untouched_skeleton_gets_zero_and_names_each_todo() {
+    let output = grader().args(["check", "lab4"]).assert().code(1).get_output().clone();
+    let text = stdout(&output);
+    assert!(text.contains("Total: 0/130 points, 0 of 31 scenarios passed"), "{text}");
+    assert_eq!(
+        text.matches("hit todo!() at crates/relay_base/src/").count(),
+        31,
+        "every scenario names the todo!() it hit:\n{text}"
+    );
+    insta::assert_snapshot!("skeleton_human", text);
+}
+
+#[test]
+fn the_untouched_skeleton_json_report() {
+    let output = grader()
+        .args(["check", "lab4", "--format", "json"])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("one JSON object on stdout");
+    assert_eq!(report["score"], 0);
+    for s in report["scenarios"].as_array().expect("scenarios") {
+        assert_eq!(s["status"], "error", "{s}");
+        for key in ["name", "category", "score", "max_score", "message"] {
+            assert!(s.get(key).is_some(), "scenario without {key}: {s}");
+        }
+    }
+    insta::assert_snapshot!("skeleton_json", stdout(&output));
+}
+
+#[test]
+fn grading_the_same_code_twice_gives_the_same_report() {
+    let run = || {
+        grader()
+            .args(["check", "lab4", "--solution", "--format", "json"])
+            .output()
+            .expect("the grader runs")
+            .stdout
+    };
+    let first = run();
+    for _ in 0..3 {
+        assert_eq!(first, run(), "two runs of the reference gave different reports");
+    }
+}
+
+#[test]
+fn one_scenario_by_name() {
+    let output = grader()
+        .args(["check", "lab4", "--solution", "--scenario", "ho_single_trial_under_concurrency"])
+        .assert()
+        .code(0)
+        .get_output()
+        .clone();
+    insta::assert_snapshot!(transcript(&output).replace("\r", ""), @r"
+    exit status: 0
+    ----- stdout -----
+    lab4 (Circuit breaker and bulkhead): grading solutions/lab4
+
+    Single half-open trial                                           6/6
+      PASS    ho_single_trial_under_concurrency                      6/6
+
+    Total: 6/6 points, 1 of 1 scenarios passed
+    ----- stderr -----
+    building solutions/lab4 ...
+    running 1 scenario ...
+    ");
+}
+
+#[test]
+fn colour_only_when_asked() {
+    let plain = grader()
+        .args(["check", "lab4", "--solution", "--scenario", "tr_full_cycle"])
+        .output()
+        .expect("runs");
+    assert!(!stdout(&plain).contains('\u{1b}'), "no colour codes in a pipe with NO_COLOR");
+    let coloured = grader()
+        .args(["--color", "always", "check", "lab4", "--solution", "--scenario", "tr_full_cycle"])
+        .output()
+        .expect("runs");
+    assert!(stdout(&coloured).contains("\u{1b}[32mPASS"), "{}", stdout(&coloured));
+}

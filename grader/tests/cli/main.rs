@@ -1,0 +1,9 @@
+//! End-to-end tests of the `grader` command: the real binary, run on the real kit.
+//!
+//! Each module covers one command. Reports are compared with reviewed snapshots in
+//! `snapshots/`; run `cargo insta review` after an intended change.
+
+mod audit;
+mod check;
+mod errors;
+mod util;

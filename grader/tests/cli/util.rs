@@ -1,0 +1,62 @@
+//! Running the grader binary the way a person would, and recording what it did.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+/// The kit's root folder (the workspace).
+pub fn kit() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the grader lives one level below the kit root")
+        .to_path_buf()
+}
+
+/// The grader, run from the kit root, with colour off as a pipe would have it.
+pub fn grader() -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::new(env!("CARGO_BIN_EXE_grader"));
+    cmd.current_dir(kit())
+        .env("NO_COLOR", "1")
+        .env_remove("CLICOLOR_FORCE")
+        .env_remove("GRADER_WORK_DIR");
+    cmd
+}
+
+/// Exit status and both streams, as one text to snapshot.
+pub fn transcript(output: &Output) -> String {
+    format!(
+        "exit status: {}\n----- stdout -----\n{}----- stderr -----\n{}",
+        output.status.code().map_or("killed".to_owned(), |c| c.to_string()),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+    )
+}
+
+/// Standard output as text.
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// A scratch kit: a temporary folder with the kit's manifest and lab files copied in, for
+/// tests that change scenario files. Only what `paths` names is copied.
+pub fn scratch_kit(paths: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    for rel in paths {
+        copy(&kit().join(rel), &dir.path().join(rel));
+    }
+    dir
+}
+
+fn copy(from: &Path, to: &Path) {
+    if from.is_dir() {
+        std::fs::create_dir_all(to).expect("create folder");
+        for entry in std::fs::read_dir(from).expect("read folder").flatten() {
+            if entry.file_name() == "target" {
+                continue;
+            }
+            copy(&entry.path(), &to.join(entry.file_name()));
+        }
+    } else {
+        std::fs::create_dir_all(to.parent().expect("a parent")).expect("create folder");
+        std::fs::copy(from, to).expect("copy file");
+    }
+}
