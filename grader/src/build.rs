@@ -2,8 +2,8 @@
 //!
 //! The grader never builds student code into itself. For each crate under test it writes a
 //! tiny Cargo workspace under the work folder (`target/grader/builds/<key>/`) whose one
-//! binary is the lab's harness (`grader/harness/src/main.rs`) with `relay_base` pointing at
-//! that crate. All these workspaces share one target folder, so the dependencies are
+//! binary is the lab's harness program (`grader/harness/main/src/main.rs`) with `relay_base`
+//! pointing at that crate. All these workspaces share one target folder, so the dependencies are
 //! compiled once and each crate under test costs one incremental build.
 
 use std::path::{Path, PathBuf};
@@ -72,16 +72,16 @@ pub fn build(lab: &Lab, subject: &Subject, work: &Path) -> Result<Built, Error> 
          [dependencies]\n\
          relay_base = {{ path = {subject}, package = \"{package}\" }}\n\
          relay_kit = {{ path = {relay_kit} }}\n\
-         fixture_targets = {{ path = {fixtures} }}\n\
-         grader_protocol = {{ path = {protocol} }}\n\
-         serde_json = \"1\"\n\n\
-         [workspace]\n",
-        main = toml_path(&kit.join(&lab.manifest.harness).join("src/main.rs")),
+         lab4_harness = {{ path = {harness} }}\n\n\
+         [workspace]\n\n\
+         # Line tables are enough for panic locations and backtraces; full debug info\n\
+         # only slows the link that every edit of the code under test pays for.\n\
+         [profile.dev]\ndebug = \"line-tables-only\"\n",
+        main = toml_path(&kit.join(&lab.manifest.harness).join("main/src/main.rs")),
+        harness = toml_path(&kit.join(&lab.manifest.harness)),
         subject = toml_path(&subject.crate_dir),
         package = subject.package,
         relay_kit = dep("crates/relay_kit"),
-        fixtures = dep("fixtures/targets"),
-        protocol = dep("grader/protocol"),
     );
     write_if_changed(&ws.join("Cargo.toml"), &manifest)?;
     let lock = ws.join("Cargo.lock");

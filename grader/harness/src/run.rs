@@ -9,10 +9,10 @@ use fixture_targets::{Activity, Behaviour, ScriptedTarget};
 use grader_protocol::{
     Action, Event, Plan, RequestOutcome, StepRecord, StuckRecord, TargetSnapshot,
 };
-use relay_base::Relay;
 use relay_kit::{BreakerConfig, Clock, Code, FakeClock, Request, Target, TargetConfig};
 
 use crate::events::{emit, set_step};
+use crate::{BuildRelay, RelayUnderTest};
 
 /// Exit status: every action ran.
 const FINISHED: i32 = 0;
@@ -57,7 +57,7 @@ struct World {
     clock: FakeClock,
     activity: Activity,
     targets: Vec<Arc<ScriptedTarget>>,
-    relay: Arc<Relay>,
+    relay: Arc<dyn RelayUnderTest>,
     sent: Vec<Sent>,
     next_id: u64,
     stuck_after: Duration,
@@ -65,7 +65,7 @@ struct World {
 }
 
 /// Runs every action and returns the process exit status.
-pub fn run(plan: &Plan) -> i32 {
+pub fn run(plan: &Plan, build: BuildRelay) -> i32 {
     emit(&Event::Ready);
     let clock = FakeClock::new();
     let activity = Activity::new();
@@ -90,8 +90,8 @@ pub fn run(plan: &Plan) -> i32 {
         })
         .collect();
     let shared_clock: Arc<dyn Clock> = Arc::new(clock.clone());
-    let relay = match catch_unwind(AssertUnwindSafe(|| Relay::new(shared_clock, wiring))) {
-        Ok(relay) => Arc::new(relay),
+    let relay = match catch_unwind(AssertUnwindSafe(|| build(shared_clock, wiring))) {
+        Ok(relay) => Arc::from(relay),
         Err(_) => return PANICKED,
     };
     let mut world = World {

@@ -10,7 +10,9 @@ fn the_reference_gets_full_marks() {
         .args(["check", "lab4", "--solution"])
         .assert()
         .code(0)
-        .stdout(predicate::str::contains("Total: 130/130 points, 31 of 31 scenarios passed"))
+        .stdout(predicate::str::contains(
+            "Total: 130/130 points, 31 of 31 scenarios passed",
+        ))
         .get_output()
         .clone();
     insta::assert_snapshot!("reference_human", stdout(&output));
@@ -24,7 +26,8 @@ fn the_reference_json_report() {
         .code(0)
         .get_output()
         .clone();
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("one JSON object on stdout");
+    let report: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("one JSON object on stdout");
     assert_eq!(report["score"], 130);
     assert_eq!(report["max_score"], 130);
     insta::assert_snapshot!("reference_json", stdout(&output));
@@ -32,11 +35,20 @@ fn the_reference_json_report() {
 
 #[test]
 fn the_untouched_skeleton_gets_zero_and_names_each_todo() {
-    let output = grader().args(["check", "lab4"]).assert().code(1).get_output().clone();
+    let output = grader()
+        .args(["check", "lab4"])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
     let text = stdout(&output);
-    assert!(text.contains("Total: 0/130 points, 0 of 31 scenarios passed"), "{text}");
+    assert!(
+        text.contains("Total: 0/130 points, 0 of 31 scenarios passed"),
+        "{text}"
+    );
     assert_eq!(
-        text.matches("hit todo!() at crates/relay_base/src/").count(),
+        text.matches("hit todo!() at crates/relay_base/src/")
+            .count(),
         31,
         "every scenario names the todo!() it hit:\n{text}"
     );
@@ -51,7 +63,8 @@ fn the_untouched_skeleton_json_report() {
         .code(1)
         .get_output()
         .clone();
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("one JSON object on stdout");
+    let report: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("one JSON object on stdout");
     assert_eq!(report["score"], 0);
     for s in report["scenarios"].as_array().expect("scenarios") {
         assert_eq!(s["status"], "error", "{s}");
@@ -73,14 +86,24 @@ fn grading_the_same_code_twice_gives_the_same_report() {
     };
     let first = run();
     for _ in 0..3 {
-        assert_eq!(first, run(), "two runs of the reference gave different reports");
+        assert_eq!(
+            first,
+            run(),
+            "two runs of the reference gave different reports"
+        );
     }
 }
 
 #[test]
 fn one_scenario_by_name() {
     let output = grader()
-        .args(["check", "lab4", "--solution", "--scenario", "ho_single_trial_under_concurrency"])
+        .args([
+            "check",
+            "lab4",
+            "--solution",
+            "--scenario",
+            "ho_single_trial_under_concurrency",
+        ])
         .assert()
         .code(0)
         .get_output()
@@ -106,10 +129,25 @@ fn colour_only_when_asked() {
         .args(["check", "lab4", "--solution", "--scenario", "tr_full_cycle"])
         .output()
         .expect("runs");
-    assert!(!stdout(&plain).contains('\u{1b}'), "no colour codes in a pipe with NO_COLOR");
+    assert!(
+        !stdout(&plain).contains('\u{1b}'),
+        "no colour codes in a pipe with NO_COLOR"
+    );
     let coloured = grader()
-        .args(["--color", "always", "check", "lab4", "--solution", "--scenario", "tr_full_cycle"])
+        .args([
+            "--color",
+            "always",
+            "check",
+            "lab4",
+            "--solution",
+            "--scenario",
+            "tr_full_cycle",
+        ])
         .output()
         .expect("runs");
-    assert!(stdout(&coloured).contains("\u{1b}[32mPASS"), "{}", stdout(&coloured));
+    assert!(
+        stdout(&coloured).contains("\u{1b}[32mPASS"),
+        "{}",
+        stdout(&coloured)
+    );
 }

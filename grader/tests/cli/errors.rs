@@ -4,7 +4,12 @@ use crate::util::{grader, scratch_kit, transcript};
 
 #[test]
 fn an_unknown_lab_suggests_the_right_one() {
-    let output = grader().args(["check", "lab5"]).assert().code(2).get_output().clone();
+    let output = grader()
+        .args(["check", "lab5"])
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
     insta::assert_snapshot!(transcript(&output), @r"
     exit status: 2
     ----- stdout -----
@@ -33,10 +38,19 @@ fn an_unknown_scenario_suggests_the_right_one() {
 
 #[test]
 fn a_broken_scenario_file_stops_grading_with_its_position() {
-    let kit = scratch_kit(&["Cargo.toml", "labs/lab4/lab.json", "labs/lab4/scenarios/sm_opens_at_threshold.json"]);
-    let path = kit.path().join("labs/lab4/scenarios/sm_opens_at_threshold.json");
+    let kit = scratch_kit(&[
+        "Cargo.toml",
+        "labs/lab4/lab.json",
+        "labs/lab4/scenarios/sm_opens_at_threshold.json",
+    ]);
+    let path = kit
+        .path()
+        .join("labs/lab4/scenarios/sm_opens_at_threshold.json");
     let text = std::fs::read_to_string(&path).expect("read");
-    let broken = text.replace("\"target\": \"core_banking\", \"answer\": \"E500\"", "\"target\": \"core_bankng\", \"answer\": \"E500\"");
+    let broken = text.replace(
+        "\"target\": \"core_banking\", \"answer\": \"E500\"",
+        "\"target\": \"core_bankng\", \"answer\": \"E500\"",
+    );
     std::fs::write(&path, broken).expect("write");
     let output = grader()
         .arg("--kit")

@@ -25,7 +25,10 @@ pub fn grader() -> assert_cmd::Command {
 pub fn transcript(output: &Output) -> String {
     format!(
         "exit status: {}\n----- stdout -----\n{}----- stderr -----\n{}",
-        output.status.code().map_or("killed".to_owned(), |c| c.to_string()),
+        output
+            .status
+            .code()
+            .map_or("killed".to_owned(), |c| c.to_string()),
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr),
     )
