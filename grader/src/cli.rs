@@ -24,27 +24,29 @@ pub struct Cli {
 /// The grader's commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Grade a lab: your crate by default, or the reference solution with --solution.
+    /// Grade a lab: your crate by default, the reference with --solution, or a
+    /// submission folder with --submission.
     Check(CheckArgs),
+    /// Grade every sub-folder of a folder as one submission, and write a gradebook.
+    Grade(GradeArgs),
+    /// List a lab's scenarios with their category, points and visibility.
+    List(LabArg),
+    /// Say what a scenario does and checks, in plain words, without running anything.
+    Explain(ExplainArgs),
+    /// Grade again whenever a file of the student crate is saved.
+    Watch(WatchArgs),
+    /// Check scenario files, or whole labs, without running any code.
+    Validate(ValidateArgs),
     /// Check that the scenarios tell right from wrong: run the reference and every known
     /// buggy variant on every scenario and show which scenario catches which bug.
     Audit(AuditArgs),
+    /// Write the student edition of the kit: no solutions, hidden scenarios or mutants.
+    Release(ReleaseArgs),
 }
 
-/// `grader audit`.
-#[derive(Debug, clap::Args)]
-pub struct AuditArgs {
-    /// The lab to audit, such as lab4.
-    pub lab: String,
-
-    /// Runs of each scenario on each variant; verdicts that differ between runs are flaky.
-    #[arg(long, default_value_t = 3, value_name = "N")]
-    pub runs: usize,
-
-    /// Output format: human (the matrix), or json.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    pub format: Format,
-
+/// How to run scenarios; shared by the commands that run them.
+#[derive(Debug, Clone, clap::Args)]
+pub struct RunArgs {
     /// Wall-clock seconds one scenario may run before it is stopped (default: the lab's).
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
@@ -61,24 +63,25 @@ pub struct CheckArgs {
     pub lab: String,
 
     /// Grade the lab's reference solution instead of the student crate.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "submission")]
     pub solution: bool,
+
+    /// Grade the student files found in DIR (a clone of a student's repository, or a
+    /// folder holding just their files), hidden scenarios included.
+    #[arg(long, value_name = "DIR")]
+    pub submission: Option<PathBuf>,
 
     /// Run only this scenario (a name, or the path of a scenario file); repeat for more.
     #[arg(long = "scenario", value_name = "NAME_OR_PATH")]
     pub scenarios: Vec<String>,
 
-    /// Report format: human, or json (one object on standard output).
+    /// Report format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
 
-    /// Wall-clock seconds one scenario may run before it is stopped (default: the lab's).
-    #[arg(long, value_name = "SECONDS")]
-    pub timeout: Option<f64>,
-
-    /// Scenarios run at once (default: the number of cores).
-    #[arg(long, short = 'j', value_name = "N")]
-    pub jobs: Option<usize>,
+    /// Write the report to FILE instead of standard output.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
 
     /// Leave hints out of the report (for exams).
     #[arg(long)]
@@ -87,6 +90,104 @@ pub struct CheckArgs {
     /// Show whole timelines and panic backtraces.
     #[arg(long, short = 'v')]
     pub verbose: bool,
+
+    /// How to run scenarios.
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// `grader grade`.
+#[derive(Debug, clap::Args)]
+pub struct GradeArgs {
+    /// The lab to grade, such as lab4.
+    pub lab: String,
+
+    /// A folder whose every sub-folder is one submission.
+    pub submissions: PathBuf,
+
+    /// Where to write the gradebook and one results file per submission.
+    #[arg(long, value_name = "DIR", default_value = "grader-results")]
+    pub results_dir: PathBuf,
+
+    /// Format of the per-submission results files.
+    #[arg(long, value_enum, default_value_t = Format::Json)]
+    pub format: Format,
+
+    /// How to run scenarios; --jobs is the number of submissions graded at once.
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// A lab name alone.
+#[derive(Debug, clap::Args)]
+pub struct LabArg {
+    /// The lab, such as lab4.
+    pub lab: String,
+}
+
+/// `grader explain`.
+#[derive(Debug, clap::Args)]
+pub struct ExplainArgs {
+    /// The lab, such as lab4.
+    pub lab: String,
+    /// The scenario's name, or the path of a scenario file.
+    pub scenario: String,
+}
+
+/// `grader watch`.
+#[derive(Debug, clap::Args)]
+pub struct WatchArgs {
+    /// The lab, such as lab4.
+    pub lab: String,
+
+    /// Leave hints out of the report.
+    #[arg(long)]
+    pub no_hints: bool,
+
+    /// Stop after this many gradings (for scripts and tests; default: never).
+    #[arg(long, value_name = "N", hide = true)]
+    pub max_runs: Option<usize>,
+
+    /// How to run scenarios.
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// `grader validate`.
+#[derive(Debug, clap::Args)]
+pub struct ValidateArgs {
+    /// Scenario files, scenario folders, or lab names / lab folders (default: every lab).
+    pub paths: Vec<PathBuf>,
+}
+
+/// `grader audit`.
+#[derive(Debug, clap::Args)]
+pub struct AuditArgs {
+    /// The lab to audit, such as lab4.
+    pub lab: String,
+
+    /// Runs of each scenario on each variant; verdicts that differ between runs are flaky.
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub runs: usize,
+
+    /// Output format: human (the matrix), or json.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+
+    /// How to run scenarios.
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// `grader release`.
+#[derive(Debug, clap::Args)]
+pub struct ReleaseArgs {
+    /// The lab to release, such as lab4.
+    pub lab: String,
+
+    /// The folder to write the student edition to (must not exist, or be empty).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
 }
 
 /// When to colour the output.
@@ -107,4 +208,8 @@ pub enum Format {
     Human,
     /// The kit's JSON report.
     Json,
+    /// JUnit XML, for GitLab, Jenkins and GitHub test reporters.
+    Junit,
+    /// Gradescope's results.json.
+    Gradescope,
 }

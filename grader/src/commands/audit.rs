@@ -1,0 +1,34 @@
+//! `grader audit`: which scenario catches which known bug.
+
+use crate::audit;
+use crate::check;
+use crate::cli::{AuditArgs, Format};
+use crate::error::Error;
+use crate::exit;
+
+use super::{Ctx, run_options, written};
+
+/// Runs `grader audit`.
+pub fn exec(ctx: &mut Ctx<'_>, args: AuditArgs) -> Result<u8, Error> {
+    let lab = ctx.lab(&args.lab)?;
+    if args.runs == 0 {
+        return Err(Error::Usage("--runs must be at least 1".into()));
+    }
+    let selection = check::select(&lab, true, &[])?;
+    let opts = run_options(&lab, &args.run, false)?;
+    let audit = audit::audit(&lab, &selection, &opts, args.runs, ctx.err)?;
+    match args.format {
+        Format::Json => {
+            written(
+                serde_json::to_writer_pretty(&mut *ctx.out, &audit).map_err(std::io::Error::other),
+            )?;
+            written(writeln!(ctx.out))?;
+        }
+        _ => written(audit::write_matrix(&audit, ctx.out))?,
+    }
+    Ok(if audit.problems.is_empty() {
+        exit::PASSED
+    } else {
+        exit::NOT_FULL_MARKS
+    })
+}
