@@ -286,5 +286,6 @@ pub fn assemble(
         scenarios,
         hidden_not_run: selection.hidden_not_run,
         compile_errors,
+        source_warnings: Vec::new(),
     }
 }

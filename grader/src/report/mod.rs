@@ -59,6 +59,19 @@ pub struct Report {
     /// The compiler's diagnostics when the code under test does not compile.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub compile_errors: Option<String>,
+    /// Places in the graded files that break a rule no scenario can see reliably, such
+    /// as reading the real clock.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub source_warnings: Vec<SourceWarning>,
+}
+
+/// A line of the graded code that breaks a lab rule.
+#[derive(Clone, Debug, Serialize)]
+pub struct SourceWarning {
+    /// `file:line`, as people see it.
+    pub location: String,
+    /// What is wrong and what to do.
+    pub message: String,
 }
 
 impl Report {
