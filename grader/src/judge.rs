@@ -62,7 +62,8 @@ pub fn describe(step: &Step) -> String {
     }
 }
 
-fn duration(ms: u64) -> String {
+/// Milliseconds in words: `30 s`, `1500 ms`.
+pub fn duration(ms: u64) -> String {
     if ms % 1000 == 0 {
         format!("{} s", ms / 1000)
     } else {
@@ -166,7 +167,7 @@ pub fn judge(
         result.message = message;
         result.failure = failure;
         result.hint = Some(scenario.hint.clone());
-        result.timeline = timeline(scenario, &records, failed_step);
+        result.timeline = timeline(scenario, &records, &begun, failed_step);
         result.backtrace = panic.and_then(|p| p.backtrace.clone());
     }
     result
@@ -397,6 +398,7 @@ fn records(lines: &[String]) -> String {
 fn timeline(
     scenario: &Scenario,
     records: &BTreeMap<usize, &StepRecord>,
+    begun: &BTreeMap<usize, u64>,
     failed: Option<usize>,
 ) -> Vec<TimelineEntry> {
     let mut seen_transitions = 0;
@@ -406,7 +408,7 @@ fn timeline(
             if failed == Some(i) {
                 out.push(TimelineEntry {
                     step: i + 1,
-                    at: "?".into(),
+                    at: begun.get(&i).map_or_else(|| "?".into(), |ms| clock(*ms)),
                     action: describe(&placed.step),
                     result: "did not finish".into(),
                     targets: Vec::new(),

@@ -16,6 +16,7 @@ pub mod commands;
 pub mod diagnostic;
 pub mod error;
 pub mod exit;
+pub mod explain;
 pub mod judge;
 pub mod kit;
 pub mod lab;
@@ -24,6 +25,7 @@ pub mod mutants;
 pub mod report;
 pub mod runner;
 pub mod scenario;
+pub mod source_scan;
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;

@@ -32,6 +32,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
             let opts = report::human::Options {
                 hints: !args.no_hints,
                 verbose: args.verbose,
+                failures_first: false,
             };
             report::human::write(&report, &lab, opts, &mut buf).map(|()| buf)
         }

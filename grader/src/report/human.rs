@@ -14,6 +14,8 @@ pub struct Options {
     pub hints: bool,
     /// Show whole timelines and backtraces.
     pub verbose: bool,
+    /// List categories and scenarios that did not pass before the others.
+    pub failures_first: bool,
 }
 
 /// Steps of the timeline shown before the failing one, unless verbose.
