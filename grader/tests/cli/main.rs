@@ -6,4 +6,5 @@
 mod audit;
 mod check;
 mod errors;
+mod student;
 mod util;
