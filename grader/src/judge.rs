@@ -253,14 +253,20 @@ fn panic_message(
         .as_deref()
         .map(shown)
         .unwrap_or_else(|| "an unknown place".to_owned());
+    // Request threads are named `request-N`; the harness's own thread reads the relay's
+    // state (breaker_state, transitions) after every step.
+    let who = match p.thread.strip_prefix("request-") {
+        Some(id) => format!(", in request #{id}"),
+        None => ", while the grader read the relay's state (Relay::breaker_state or Relay::transitions)".to_owned(),
+    };
     let place = match p.step {
         Some(s) => format!(
-            "step {} at {} ({})",
+            "step {} at {} ({}){who}",
             s + 1,
             at_ms.map(clock).unwrap_or_else(|| "?".into()),
             describe(&scenario.steps[s].step)
         ),
-        None => "while building the relay".to_owned(),
+        None => "while building the relay (Relay::new)".to_owned(),
     };
     if let Some(todo) = p.message.strip_prefix("not yet implemented") {
         let todo = todo.trim_start_matches(':').trim();
