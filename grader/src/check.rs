@@ -14,7 +14,7 @@ use crate::error::Error;
 use crate::judge;
 use crate::lab::Lab;
 use crate::report::{CategoryScore, Report, SCHEMA_VERSION, ScenarioResult, Status};
-use crate::runner;
+use crate::runner::{self, Ending, Limits, Run};
 use crate::scenario::{Scenario, Step, load};
 
 /// How to run the scenarios.
@@ -30,12 +30,24 @@ pub struct RunOptions {
     pub backtrace: bool,
 }
 
-/// The scenarios to run and how many hidden ones were left out.
+/// The scenarios to run, how many hidden ones were left out, and the lab's limits on
+/// each scenario's process.
 pub struct Selection {
     /// The scenarios, in report order.
     pub scenarios: Vec<Scenario>,
     /// Hidden scenarios present but not selected.
     pub hidden_not_run: usize,
+    /// CPU time and memory limits for each scenario's process, from the lab.
+    pub limits: Limits,
+}
+
+/// The lab's CPU time and memory limits per scenario.
+pub fn limits(lab: &Lab) -> Limits {
+    let l = &lab.manifest.limits;
+    Limits {
+        cpu_seconds: l.cpu_seconds,
+        memory_bytes: l.memory_mb.map(|mb| mb.saturating_mul(1024 * 1024)),
+    }
 }
 
 /// Loads the lab's scenarios: visible ones, plus hidden ones when `with_hidden`, narrowed
@@ -96,6 +108,7 @@ pub fn select(lab: &Lab, with_hidden: bool, only: &[String]) -> Result<Selection
     Ok(Selection {
         scenarios,
         hidden_not_run,
+        limits: limits(lab),
     })
 }
 
@@ -237,9 +250,13 @@ pub fn run_all(
                         harness,
                         plan(scenario, opts),
                         Duration::from_millis(opts.timeout_ms),
+                        selection.limits,
                         opts.backtrace,
                     )
-                    .map(|run| judge::judge(scenario, &run, &shown, opts.timeout_ms));
+                    .map(|run| {
+                        let result = judge::judge(scenario, &run, &shown, opts.timeout_ms);
+                        explain_limits(result, &run, &selection.limits)
+                    });
                     if let Ok(mut all) = results.lock() {
                         all[i] = Some(outcome);
                     }
@@ -251,6 +268,44 @@ pub fn run_all(
     all.into_iter()
         .map(|r| r.unwrap_or_else(|| Err(Error::Usage("a scenario was not run".into()))))
         .collect()
+}
+
+/// Says so when a process was stopped by the CPU time or memory limit, which the judge
+/// only sees as a signal.
+pub fn explain_limits(mut result: ScenarioResult, run: &Run, limits: &Limits) -> ScenarioResult {
+    const KILLED: &str = "the process was killed by signal ";
+    if result.status == Status::Passed || !result.message.contains(KILLED) {
+        return result;
+    }
+    let Ending::Signaled(signal) = run.ending else {
+        return result;
+    };
+    let out_of_memory = run.stderr.contains("memory allocation of");
+    let why = match (limits.memory_bytes, limits.cpu_seconds) {
+        (Some(bytes), _) if out_of_memory => format!(
+            "the process ran out of memory (the limit is {} MB per scenario): it allocates without bound?",
+            bytes / (1024 * 1024)
+        ),
+        (_, Some(seconds)) if signal == libc::SIGXCPU || signal == libc::SIGKILL => {
+            result.status = Status::Timeout;
+            format!(
+                "the process used up its CPU time (the limit is {seconds} s per scenario, all threads together): an endless loop, or busy waiting?"
+            )
+        }
+        _ => return result,
+    };
+    // The judge's text is "...killed by signal N <place> (an abort?)": keep the place.
+    let Some(start) = result.message.find(KILLED) else {
+        return result;
+    };
+    let rest = &result.message[start + KILLED.len()..];
+    let place = rest
+        .split_once(' ')
+        .map_or("", |(_, p)| p)
+        .trim_end_matches(" (an abort?)");
+    let (why, question) = why.split_once(": ").unwrap_or((&why, ""));
+    result.message = format!("{}{why} {place}: {question}", &result.message[..start]);
+    result
 }
 
 /// Puts the results together with per-category totals.
@@ -287,5 +342,25 @@ pub fn assemble(
         hidden_not_run: selection.hidden_not_run,
         compile_errors,
         source_warnings: Vec::new(),
+        provenance: None,
+    }
+}
+
+/// Wall time since the start of a grading, for the execution-time fields of result
+/// formats. It is reported, never judged.
+#[derive(Clone, Copy, Debug)]
+pub struct Stopwatch(std::time::Instant);
+
+impl Stopwatch {
+    /// Starts now.
+    // Wall time is the point here: platforms show how long grading took.
+    #[allow(clippy::disallowed_methods)]
+    pub fn start() -> Stopwatch {
+        Stopwatch(std::time::Instant::now())
+    }
+
+    /// Time since the start.
+    pub fn elapsed(&self) -> Duration {
+        self.0.elapsed()
     }
 }

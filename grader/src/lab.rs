@@ -77,6 +77,12 @@ pub struct Limits {
     /// Wall-clock milliseconds a request may stay inside the relay, neither returned nor
     /// held by a target, before it is reported stuck.
     pub stuck_after_ms: u64,
+    /// CPU seconds (all threads together) one scenario's process may use; none if absent.
+    #[serde(default)]
+    pub cpu_seconds: Option<u64>,
+    /// Megabytes of address space one scenario's process may map; none if absent.
+    #[serde(default)]
+    pub memory_mb: Option<u64>,
 }
 
 /// A lab found in a kit.

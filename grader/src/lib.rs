@@ -17,15 +17,18 @@ pub mod diagnostic;
 pub mod error;
 pub mod exit;
 pub mod explain;
+pub mod gradebook;
 pub mod judge;
 pub mod kit;
 pub mod lab;
 pub mod materialize;
 pub mod mutants;
+pub mod provenance;
 pub mod report;
 pub mod runner;
 pub mod scenario;
 pub mod source_scan;
+pub mod submission;
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;

@@ -1,4 +1,5 @@
-//! Running one scenario in a child process, with a wall-clock limit.
+//! Running one scenario in a child process, with a wall-clock limit and, set by the
+//! kernel in the child, limits on CPU time and memory.
 //!
 //! The child gets its plan on standard input and writes events to a results file in a
 //! private temporary folder; its standard output and error are only kept (up to a cap) to
@@ -34,6 +35,17 @@ pub enum Ending {
     TimedOut,
 }
 
+/// Kernel limits on the child process (`setrlimit(2)`), inherited by anything it starts.
+/// `None` leaves the limit as the grader's own.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// CPU seconds, all threads together. At the limit the kernel sends `SIGXCPU`, one
+    /// second later `SIGKILL`.
+    pub cpu_seconds: Option<u64>,
+    /// Bytes of address space. At the limit allocations fail, which aborts a Rust program.
+    pub memory_bytes: Option<u64>,
+}
+
 /// What came back from one run.
 #[derive(Clone, Debug)]
 pub struct Run {
@@ -45,8 +57,14 @@ pub struct Run {
     pub stderr: String,
 }
 
-/// Runs `harness` on `plan`, killing it after `limit` of real time.
-pub fn run(harness: &Path, mut plan: Plan, limit: Duration, backtrace: bool) -> Result<Run, Error> {
+/// Runs `harness` on `plan` under `limits`, killing it after `limit` of real time.
+pub fn run(
+    harness: &Path,
+    mut plan: Plan,
+    limit: Duration,
+    limits: Limits,
+    backtrace: bool,
+) -> Result<Run, Error> {
     let dir = tempfile::Builder::new()
         .prefix("grader-run-")
         .tempdir()
@@ -62,7 +80,11 @@ pub fn run(harness: &Path, mut plan: Plan, limit: Duration, backtrace: bool) -> 
         .stderr(Stdio::piped())
         .current_dir(dir.path())
         .env("RUST_BACKTRACE", "0")
+        // Few malloc arenas, so that the address-space limit measures what the code
+        // allocates rather than how many threads it started.
+        .env("MALLOC_ARENA_MAX", "2")
         .process_group(0);
+    set_limits(&mut command, limits);
     if backtrace {
         command.env("GRADER_BACKTRACE", "1");
     }
@@ -137,6 +159,54 @@ fn capped_reader(mut stream: impl Read + Send + 'static) -> JoinHandle<String> {
         }
         String::from_utf8_lossy(&kept).into_owned()
     })
+}
+
+/// Makes the child set `limits` on itself between `fork` and `exec`, and turn off core
+/// dumps (an abort at the memory limit must not write hundreds of megabytes). A limit is
+/// never raised above the grader's own hard limit, which only a privileged process could do.
+#[allow(unsafe_code)]
+fn set_limits(command: &mut Command, limits: Limits) {
+    let cpu = limits.cpu_seconds.map(|s| s.max(1) as libc::rlim_t);
+    let memory = limits.memory_bytes.map(|b| b as libc::rlim_t);
+    let wanted = [
+        (libc::RLIMIT_CORE, Some((0, 0))),
+        // The soft limit sends SIGXCPU; the hard limit, a second later, SIGKILL.
+        (libc::RLIMIT_CPU, cpu.map(|s| (s, s.saturating_add(1)))),
+        (libc::RLIMIT_AS, memory.map(|b| (b, b))),
+    ];
+    let settings = wanted.map(|(resource, want)| {
+        let mut current = libc::rlimit {
+            rlim_cur: libc::RLIM_INFINITY,
+            rlim_max: libc::RLIM_INFINITY,
+        };
+        // SAFETY: getrlimit(2) writes one `rlimit` into the struct we lend it.
+        let known = unsafe { libc::getrlimit(resource, &mut current) } == 0;
+        let ceiling = if known {
+            current.rlim_max
+        } else {
+            libc::RLIM_INFINITY
+        };
+        let limit = want.map(|(soft, hard): (libc::rlim_t, libc::rlim_t)| libc::rlimit {
+            rlim_cur: soft.min(ceiling),
+            rlim_max: hard.min(ceiling),
+        });
+        (resource, limit)
+    });
+    // SAFETY: the closure runs in the forked child before exec. It only calls
+    // setrlimit(2), which is async-signal-safe, on values computed above; it neither
+    // allocates nor takes locks (`last_os_error` only reads errno).
+    unsafe {
+        command.pre_exec(move || {
+            for (resource, limit) in &settings {
+                if let Some(limit) = limit {
+                    if libc::setrlimit(*resource, limit) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                }
+            }
+            Ok(())
+        });
+    }
 }
 
 /// Kills every process in the group the harness leads: the harness itself and anything

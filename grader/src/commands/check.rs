@@ -1,55 +1,229 @@
-//! `grader check`: grade one crate and report.
+//! `grader check`: grade one crate (the student crate, the reference, or a submission
+//! folder) and report in one of the formats.
 
-use crate::check;
+use std::path::Path;
+use std::time::Duration;
+
+use crate::check::{self, Selection, Stopwatch};
 use crate::cli::{CheckArgs, Format};
 use crate::error::Error;
 use crate::exit;
-use crate::report;
+use crate::lab::Lab;
+use crate::provenance::{self, Provenance};
+use crate::report::{self, Report};
+use crate::scenario::Visibility;
+use crate::submission::{self, Outcome};
 
 use super::{Ctx, run_options, written};
 
 /// Runs `grader check`.
 pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
+    let clock = Stopwatch::start();
     let lab = ctx.lab(&args.lab)?;
-    if args.submission.is_some() {
-        return Err(Error::Usage("--submission is not available yet".into()));
-    }
-    let selection = check::select(&lab, false, &args.scenarios)?;
-    let subject = if args.solution {
-        check::solution_subject(&lab)
-    } else {
-        check::student_subject(&lab)
-    };
     let opts = run_options(&lab, &args.run, args.verbose)?;
-    let report = check::grade(&lab, &subject, &selection, &opts, ctx.err)?;
-    let text = match args.format {
-        Format::Json => {
-            let mut buf = Vec::new();
-            report::json::write(&report, &mut buf).map(|()| buf)
+    let render = Render {
+        format: args.format,
+        hints: !args.no_hints,
+        verbose: args.verbose,
+    };
+    let Some(dir) = &args.submission else {
+        let selection = check::select(&lab, false, &args.scenarios)?;
+        let (subject, mode) = if args.solution {
+            (check::solution_subject(&lab), "--solution")
+        } else {
+            (check::student_subject(&lab), "")
+        };
+        let mut report = check::grade(&lab, &subject, &selection, &opts, ctx.err)?;
+        // The machine formats for other systems always say where they come from. The
+        // kit's own formats do when grading a submission, below.
+        if matches!(args.format, Format::Junit | Format::Gradescope) {
+            let files = crate_files(&lab, &subject.crate_dir)?;
+            let command = provenance::command(&lab.manifest.name, mode, &args.scenarios);
+            report.provenance = Some(Provenance::new(
+                &lab,
+                &selection.scenarios,
+                &files,
+                command,
+            )?);
         }
-        Format::Human => {
-            let mut buf = Vec::new();
-            let opts = report::human::Options {
-                hints: !args.no_hints,
-                verbose: args.verbose,
-                failures_first: false,
-            };
-            report::human::write(&report, &lab, opts, &mut buf).map(|()| buf)
-        }
-        Format::Junit | Format::Gradescope => {
-            return Err(Error::Usage(
-                "--format junit and gradescope are not available yet".into(),
-            ));
+        let text = render.report(&report, &lab, &selection, clock.elapsed())?;
+        emit(ctx, args.output.as_deref(), &text)?;
+        return Ok(status(&report));
+    };
+    let selection = check::select(&lab, true, &args.scenarios)?;
+    let command = provenance::command(&lab.manifest.name, "--submission .", &args.scenarios);
+    let outcome = submission::grade(&lab, dir, &selection, &opts, &command, ctx.err);
+    let outcome = match outcome {
+        Ok(outcome) => outcome,
+        Err(e) => {
+            // A platform reading a results file must still get one that says what went wrong.
+            if args.format == Format::Gradescope {
+                if let Some(path) = &args.output {
+                    let results = report::gradescope::from_error(&e.to_string(), clock.elapsed());
+                    let mut text = Vec::new();
+                    if report::gradescope::write(&results, &mut text).is_ok() {
+                        let _ = std::fs::write(path, &text);
+                    }
+                }
+            }
+            return Err(e);
         }
     };
-    let text = text.map_err(|e| Error::io("write", std::path::Path::new("the report"), e))?;
-    match &args.output {
-        Some(path) => std::fs::write(path, &text).map_err(|e| Error::io("write", path, e))?,
-        None => written(ctx.out.write_all(&text))?,
+    let text = render.outcome(&outcome, &lab, &selection, clock.elapsed())?;
+    match &outcome {
+        Outcome::Graded(report) => {
+            emit(ctx, args.output.as_deref(), &text)?;
+            Ok(status(report))
+        }
+        Outcome::CouldNotGrade(rejected) => {
+            // The machine formats still get their file; people get the reasons.
+            if args.format != Format::Human {
+                emit(ctx, args.output.as_deref(), &text)?;
+            }
+            Err(Error::Usage(format!(
+                "{}\n  help: the lab's files are {}; see docs/ci.md for where the grader looks",
+                rejected.explain(),
+                lab.manifest.student_files.join(", ")
+            )))
+        }
     }
-    Ok(if report.all_passed() {
+}
+
+/// The exit status of a graded report.
+fn status(report: &Report) -> u8 {
+    if report.all_passed() {
         exit::PASSED
     } else {
         exit::NOT_FULL_MARKS
-    })
+    }
+}
+
+/// Writes `text` to `output`, or to standard output.
+fn emit(ctx: &mut Ctx<'_>, output: Option<&Path>, text: &[u8]) -> Result<(), Error> {
+    match output {
+        Some(path) => std::fs::write(path, text).map_err(|e| Error::io("write", path, e)),
+        None => written(ctx.out.write_all(text)),
+    }
+}
+
+/// The lab's declared files as found in a crate folder, for the provenance.
+fn crate_files(lab: &Lab, crate_dir: &Path) -> Result<Vec<(String, Vec<u8>)>, Error> {
+    lab.manifest
+        .student_files
+        .iter()
+        .map(|f| {
+            let path = crate_dir.join(f);
+            std::fs::read(&path)
+                .map(|text| (f.clone(), text))
+                .map_err(|e| Error::io("read", &path, e))
+        })
+        .collect()
+}
+
+/// How to write a result.
+#[derive(Clone, Copy, Debug)]
+pub struct Render {
+    /// The format.
+    pub format: Format,
+    /// Include hints.
+    pub hints: bool,
+    /// Whole timelines and backtraces in the human format.
+    pub verbose: bool,
+}
+
+impl Render {
+    /// A graded report in this format.
+    pub fn report(
+        &self,
+        report: &Report,
+        lab: &Lab,
+        selection: &Selection,
+        time: Duration,
+    ) -> Result<Vec<u8>, Error> {
+        let mut buf = Vec::new();
+        let done = match self.format {
+            Format::Human => {
+                let opts = report::human::Options {
+                    hints: self.hints,
+                    verbose: self.verbose,
+                    failures_first: false,
+                };
+                report::human::write(report, lab, opts, &mut buf)
+            }
+            Format::Json => {
+                if self.hints {
+                    report::json::write(report, &mut buf)
+                } else {
+                    let mut quiet = report.clone();
+                    for s in &mut quiet.scenarios {
+                        s.hint = None;
+                    }
+                    report::json::write(&quiet, &mut buf)
+                }
+            }
+            Format::Junit => {
+                let opts = report::junit::Options {
+                    hints: self.hints,
+                    time: Some(time),
+                };
+                report::junit::write(&report::junit::from_report(report, opts), &mut buf)
+            }
+            Format::Gradescope => {
+                let hidden = hidden_names(selection);
+                let opts = report::gradescope::Options {
+                    hints: self.hints,
+                    time,
+                    hidden: &hidden,
+                };
+                report::gradescope::write(&report::gradescope::from_report(report, opts), &mut buf)
+            }
+        };
+        done.map_err(|e| Error::io("write", Path::new("the report"), e))?;
+        Ok(buf)
+    }
+
+    /// A submission's outcome in this format.
+    pub fn outcome(
+        &self,
+        outcome: &Outcome,
+        lab: &Lab,
+        selection: &Selection,
+        time: Duration,
+    ) -> Result<Vec<u8>, Error> {
+        let rejected = match outcome {
+            Outcome::Graded(report) => return self.report(report, lab, selection, time),
+            Outcome::CouldNotGrade(rejected) => rejected,
+        };
+        let mut buf = Vec::new();
+        let done = match self.format {
+            Format::Human => {
+                buf.extend_from_slice(rejected.explain().as_bytes());
+                buf.push(b'\n');
+                Ok(())
+            }
+            Format::Json => serde_json::to_writer_pretty(&mut buf, rejected)
+                .map_err(std::io::Error::other)
+                .map(|()| buf.push(b'\n')),
+            Format::Junit => report::junit::write(
+                &report::junit::from_rejected(rejected, &lab.manifest.student_files, Some(time)),
+                &mut buf,
+            ),
+            Format::Gradescope => report::gradescope::write(
+                &report::gradescope::from_rejected(rejected, time),
+                &mut buf,
+            ),
+        };
+        done.map_err(|e| Error::io("write", Path::new("the report"), e))?;
+        Ok(buf)
+    }
+}
+
+/// The names of the hidden scenarios in `selection`.
+pub fn hidden_names(selection: &Selection) -> Vec<String> {
+    selection
+        .scenarios
+        .iter()
+        .filter(|s| s.visibility == Visibility::Hidden)
+        .map(|s| s.name.clone())
+        .collect()
 }

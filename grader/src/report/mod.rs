@@ -3,8 +3,11 @@
 //! [`Report`] is the one model; [`human`] and [`json`] are views of it. Nothing here
 //! holds a wall-clock time, so grading the same code twice gives the same report.
 
+pub mod gradescope;
 pub mod human;
 pub mod json;
+pub mod junit;
+pub mod plain;
 
 use serde::Serialize;
 
@@ -63,6 +66,11 @@ pub struct Report {
     /// as reading the real clock.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub source_warnings: Vec<SourceWarning>,
+    /// Where the result comes from: grader version, hashes of the scenarios and of the
+    /// graded files, and the command that reproduces it. Set when grading a submission
+    /// and in the JUnit and Gradescope formats.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<crate::provenance::Provenance>,
 }
 
 /// A line of the graded code that breaks a lab rule.

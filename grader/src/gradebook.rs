@@ -1,0 +1,1 @@
+//! Grading a folder of submissions into a gradebook.

@@ -1,0 +1,639 @@
+//! A student's submission: the lab's declared files, found in a folder, checked, and put
+//! over a pristine copy of the kit's student crate.
+//!
+//! Only the files the lab declares (`student_files` in `lab.json`, such as
+//! `src/breaker.rs`) are read from the submission. Everything else in it (the fixtures,
+//! the scenarios, the grader, `Cargo.toml`, tests) is ignored, so none of it can change
+//! the grade.
+//!
+//! Where the files are looked for depends on what the folder holds, decided once for the
+//! whole folder:
+//!
+//! 1. it holds the student crate's folder (`crates/relay_base`): it is a copy of the kit,
+//!    and the files are `DIR/crates/relay_base/src/breaker.rs`, ...;
+//! 2. else it holds `src/`: it is the student crate itself, and the files are
+//!    `DIR/src/breaker.rs`, ...;
+//! 3. else the files lie directly in it: `DIR/breaker.rs`, ...
+//!
+//! A declared file that is missing, is a symbolic link (or sits below one), is not a
+//! regular file, resolves outside the folder, is larger than [`MAX_FILE_BYTES`] or is not
+//! UTF-8 text is a [`FileProblem`]: the submission cannot be graded, and the result says
+//! which file and why.
+
+use std::path::{Component, Path, PathBuf};
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::build::{self, Built, Subject};
+use crate::check::{self, RunOptions, Selection};
+use crate::diagnostic::Diagnostic;
+use crate::error::Error;
+use crate::lab::Lab;
+use crate::materialize::materialize;
+use crate::provenance::{Provenance, hex};
+use crate::report::Report;
+
+/// The largest declared file read, in bytes.
+pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
+
+/// Where a submission keeps its files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Layout {
+    /// A copy of the kit: `crates/relay_base/src/breaker.rs`.
+    Kit,
+    /// The student crate: `src/breaker.rs`.
+    Crate,
+    /// Just the files: `breaker.rs`.
+    Flat,
+}
+
+impl Layout {
+    /// The layout in words, for messages.
+    pub fn describe(self, lab: &Lab) -> String {
+        match self {
+            Layout::Kit => format!(
+                "a copy of the kit (it holds {}/)",
+                lab.manifest.student_crate
+            ),
+            Layout::Crate => "the student crate (it holds src/)".to_owned(),
+            Layout::Flat => {
+                "a folder of files (it holds neither src/ nor the kit's crates/)".to_owned()
+            }
+        }
+    }
+
+    /// Where declared file `declared` (relative to the student crate) lives in a
+    /// submission of this layout, relative to the submission folder.
+    pub fn place(self, lab: &Lab, declared: &str) -> PathBuf {
+        match self {
+            Layout::Kit => Path::new(&lab.manifest.student_crate).join(declared),
+            Layout::Crate => PathBuf::from(declared),
+            Layout::Flat => Path::new(declared)
+                .file_name()
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from(declared)),
+        }
+    }
+}
+
+/// A submission whose declared files were all found and read.
+#[derive(Clone, Debug)]
+pub struct Submission {
+    /// The folder, as given.
+    pub given: PathBuf,
+    /// The folder, canonical.
+    pub dir: PathBuf,
+    /// Where its files were found.
+    pub layout: Layout,
+    /// Each declared file (path relative to the student crate) and its content.
+    pub files: Vec<(String, String)>,
+}
+
+/// Why one declared file could not be taken.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FileProblem {
+    /// The declared file (`src/breaker.rs`).
+    pub file: String,
+    /// Where it was looked for, relative to the submission folder.
+    pub looked_at: String,
+    /// What is wrong, and what to do.
+    pub problem: String,
+}
+
+/// A submission that cannot be graded, and why: the "could not grade" result, which
+/// every format can write.
+#[derive(Clone, Debug, Serialize)]
+pub struct Rejected {
+    /// [`crate::report::SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// The lab.
+    pub lab: String,
+    /// The folder, as given.
+    #[serde(rename = "subject")]
+    pub given: PathBuf,
+    /// Always `could_not_grade`.
+    pub status: &'static str,
+    /// Always 0.
+    pub score: u32,
+    /// Points available in the scenarios that would have run.
+    pub max_score: u32,
+    /// How the folder was read.
+    pub layout: Layout,
+    /// One problem per declared file that could not be taken.
+    pub problems: Vec<FileProblem>,
+    /// The declared files that could be read (for the provenance hash).
+    #[serde(skip)]
+    pub files: Vec<(String, String)>,
+    /// Where this result comes from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<Provenance>,
+}
+
+/// The `status` of a could-not-grade result.
+pub const COULD_NOT_GRADE: &str = "could_not_grade";
+
+/// The result of grading one submission folder.
+#[derive(Clone, Debug)]
+pub enum Outcome {
+    /// Graded (possibly 0 points for code that does not compile); its provenance is set.
+    Graded(Report),
+    /// Not graded: a declared file is missing or unsafe to take.
+    CouldNotGrade(Rejected),
+}
+
+impl Outcome {
+    /// Points earned.
+    pub fn score(&self) -> u32 {
+        match self {
+            Outcome::Graded(r) => r.score,
+            Outcome::CouldNotGrade(_) => 0,
+        }
+    }
+
+    /// Points available.
+    pub fn max_score(&self) -> u32 {
+        match self {
+            Outcome::Graded(r) => r.max_score,
+            Outcome::CouldNotGrade(r) => r.max_score,
+        }
+    }
+
+    /// The provenance.
+    pub fn provenance(&self) -> Option<&Provenance> {
+        match self {
+            Outcome::Graded(r) => r.provenance.as_ref(),
+            Outcome::CouldNotGrade(r) => r.provenance.as_ref(),
+        }
+    }
+}
+
+impl Rejected {
+    /// Every problem on its own line, for people.
+    pub fn explain(&self) -> String {
+        let mut text = format!(
+            "cannot grade the submission in {}: {} of the lab's files could not be taken",
+            self.given.display(),
+            self.problems.len()
+        );
+        for p in &self.problems {
+            text.push_str(&format!("\n  {}: {}", p.looked_at, p.problem));
+        }
+        text
+    }
+}
+
+/// Checks the lab's declared files: relative paths inside the student crate's `src/`.
+/// A lab that breaks this is a broken kit, not a bad submission.
+fn declared_files(lab: &Lab) -> Result<Vec<String>, Error> {
+    let mut out = Vec::new();
+    for f in &lab.manifest.student_files {
+        let p = Path::new(f);
+        let plain = p.components().all(|c| matches!(c, Component::Normal(_)));
+        if !plain || !p.starts_with("src") || p.file_name().is_none() {
+            return Err(Error::Invalid(vec![
+                Diagnostic::file(
+                    &crate::kit::shown_path(&lab.kit, &lab.dir.join("lab.json")),
+                    format!("student_files: `{f}` is not a plain path inside the crate's src/"),
+                )
+                .help("list files relative to the student crate, such as src/breaker.rs"),
+            ]));
+        }
+        out.push(f.clone());
+    }
+    Ok(out)
+}
+
+/// Reads the lab's declared files from `dir`. `Ok(Err(_))` is a submission that cannot
+/// be graded; `Err(_)` means the folder itself is unusable or the lab is broken.
+pub fn collect(lab: &Lab, dir: &Path) -> Result<Result<Submission, Rejected>, Error> {
+    let declared = declared_files(lab)?;
+    let canonical = match dir.canonicalize() {
+        Ok(c) if c.is_dir() => c,
+        Ok(_) => {
+            return Err(Error::Usage(format!(
+                "--submission {}: not a folder\n  help: pass the folder that holds the student's files (a clone of their repository, or a folder of .rs files)",
+                dir.display()
+            )));
+        }
+        Err(e) => {
+            return Err(Error::Usage(format!(
+                "--submission {}: {e}\n  help: pass the folder that holds the student's files (a clone of their repository, or a folder of .rs files)",
+                dir.display()
+            )));
+        }
+    };
+    let layout = detect(lab, &canonical);
+    let mut files = Vec::new();
+    let mut problems = Vec::new();
+    let flat_names: Vec<PathBuf> = declared.iter().map(|d| layout.place(lab, d)).collect();
+    for (i, d) in declared.iter().enumerate() {
+        let rel = layout.place(lab, d);
+        if layout == Layout::Flat && flat_names[..i].contains(&rel) {
+            problems.push(FileProblem {
+                file: d.clone(),
+                looked_at: rel.display().to_string(),
+                problem: "two of the lab's files have this name, so they cannot lie side by side: put them in src/ as in the kit".to_owned(),
+            });
+            continue;
+        }
+        match read_inside(&canonical, &rel) {
+            Ok(text) => files.push((d.clone(), text)),
+            Err(mut problem) => {
+                if problem.starts_with("missing") {
+                    problem.push_str(&elsewhere(lab, &canonical, layout, d));
+                }
+                problems.push(FileProblem {
+                    file: d.clone(),
+                    looked_at: rel.display().to_string(),
+                    problem,
+                });
+            }
+        }
+    }
+    if problems.is_empty() {
+        Ok(Ok(Submission {
+            given: dir.to_path_buf(),
+            dir: canonical,
+            layout,
+            files,
+        }))
+    } else {
+        Ok(Err(Rejected {
+            schema_version: crate::report::SCHEMA_VERSION,
+            lab: lab.manifest.name.clone(),
+            given: dir.to_path_buf(),
+            status: COULD_NOT_GRADE,
+            score: 0,
+            max_score: 0,
+            layout,
+            problems,
+            files,
+            provenance: None,
+        }))
+    }
+}
+
+/// Which layout a folder has (see the module documentation).
+pub fn detect(lab: &Lab, dir: &Path) -> Layout {
+    // `symlink_metadata`: a symbolic link named like the crate still decides the layout,
+    // and is then refused by name rather than silently skipped.
+    if dir
+        .join(&lab.manifest.student_crate)
+        .symlink_metadata()
+        .is_ok()
+    {
+        Layout::Kit
+    } else if dir.join("src").symlink_metadata().is_ok() {
+        Layout::Crate
+    } else {
+        Layout::Flat
+    }
+}
+
+/// Reads `rel` inside `root`, refusing symbolic links anywhere on the way, anything but
+/// a regular file, paths that resolve outside `root`, large files and non-UTF-8 text.
+fn read_inside(root: &Path, rel: &Path) -> Result<String, String> {
+    let mut at = root.to_path_buf();
+    let mut walked = PathBuf::new();
+    for part in rel.components() {
+        let Component::Normal(name) = part else {
+            return Err("not a plain relative path".to_owned());
+        };
+        at.push(name);
+        walked.push(name);
+        match at.symlink_metadata() {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(if walked == rel {
+                    "missing".to_owned()
+                } else {
+                    format!("missing: there is no {}", walked.display())
+                });
+            }
+            Err(e) => return Err(format!("cannot be read: {e}")),
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(if walked == rel {
+                    "is a symbolic link; submit the file itself".to_owned()
+                } else {
+                    format!(
+                        "{} is a symbolic link; submit real folders and files",
+                        walked.display()
+                    )
+                });
+            }
+            Ok(_) => {}
+        }
+    }
+    let meta = at
+        .symlink_metadata()
+        .map_err(|e| format!("cannot be read: {e}"))?;
+    if !meta.is_file() {
+        return Err("is not a regular file".to_owned());
+    }
+    match at.canonicalize() {
+        Ok(real) if real.starts_with(root) => {}
+        Ok(real) => {
+            return Err(format!(
+                "resolves to {}, outside the submission folder",
+                real.display()
+            ));
+        }
+        Err(e) => return Err(format!("cannot be read: {e}")),
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(format!(
+            "is {} bytes; the grader reads files of at most {MAX_FILE_BYTES} bytes",
+            meta.len()
+        ));
+    }
+    let bytes = std::fs::read(&at).map_err(|e| format!("cannot be read: {e}"))?;
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "is not UTF-8 text (invalid byte at offset {}); save it as UTF-8",
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
+/// For a missing file: where else it is, if another layout would have found it.
+fn elsewhere(lab: &Lab, root: &Path, layout: Layout, declared: &str) -> String {
+    let found: Vec<String> = [Layout::Kit, Layout::Crate, Layout::Flat]
+        .into_iter()
+        .filter(|l| *l != layout)
+        .map(|l| l.place(lab, declared))
+        .filter(|p| root.join(p).is_file())
+        .map(|p| p.display().to_string())
+        .collect();
+    let how = format!("the folder was read as {}", layout.describe(lab));
+    match found.first() {
+        Some(p) => format!(
+            "; {how}, but the file is at {p}: submit every file in the same place, as in the kit"
+        ),
+        None => format!("; {how}"),
+    }
+}
+
+/// The build key of a submission: unique per folder, stable across runs.
+pub fn key(dir: &Path) -> String {
+    let digest = Sha256::digest(dir.as_os_str().as_encoded_bytes());
+    format!("sub_{}", &hex(&digest)[..16])
+}
+
+/// The submission as a crate to build: the kit's pristine student crate with the declared
+/// files replaced, under the work folder, never inside the submission. Compiler messages
+/// name the files as the kit does (`crates/relay_base/src/breaker.rs`).
+pub fn subject(lab: &Lab, work: &Path, submission: &Submission) -> Result<Subject, Error> {
+    let key = key(&submission.dir);
+    let label = format!("submission {}", submission.given.display());
+    let base = lab.manifest.student_crate.clone();
+    materialize(lab, work, &key, &label, &base, &base, |sources| {
+        for (declared, text) in &submission.files {
+            let rel = Path::new(declared);
+            let rel = rel.strip_prefix("src").unwrap_or(rel);
+            sources.insert(rel.to_path_buf(), text.clone());
+        }
+        Ok(())
+    })
+}
+
+/// A submission ready to build: its crate under test, and the provenance its result
+/// will carry.
+#[derive(Clone, Debug)]
+pub struct Ready {
+    /// The submission's files.
+    pub submission: Submission,
+    /// The crate to build.
+    pub subject: Subject,
+    /// Provenance of the result.
+    pub provenance: Provenance,
+}
+
+/// Reads the submission in `dir` and writes its crate under test, or says why it cannot
+/// be graded. `reproduce` is the command line for the provenance.
+pub fn prepare(
+    lab: &Lab,
+    dir: &Path,
+    selection: &Selection,
+    work: &Path,
+    reproduce: &str,
+) -> Result<Result<Ready, Rejected>, Error> {
+    let as_bytes = |files: &[(String, String)]| -> Vec<(String, Vec<u8>)> {
+        files
+            .iter()
+            .map(|(p, t)| (p.clone(), t.as_bytes().to_vec()))
+            .collect()
+    };
+    match collect(lab, dir)? {
+        Ok(submission) => {
+            let provenance = Provenance::new(
+                lab,
+                &selection.scenarios,
+                &as_bytes(&submission.files),
+                reproduce.to_owned(),
+            )?;
+            let subject = subject(lab, work, &submission)?;
+            Ok(Ok(Ready {
+                submission,
+                subject,
+                provenance,
+            }))
+        }
+        Err(mut rejected) => {
+            rejected.max_score = selection.scenarios.iter().map(|s| s.points).sum();
+            rejected.provenance = Some(Provenance::new(
+                lab,
+                &selection.scenarios,
+                &as_bytes(&rejected.files),
+                reproduce.to_owned(),
+            )?);
+            Ok(Err(rejected))
+        }
+    }
+}
+
+/// Builds a prepared submission. Code that does not compile is a result, not an error;
+/// so is a crate whose public items differ from what the harness calls (a changed
+/// signature of `Relay::new`, say), which cargo reports in the harness program.
+pub fn build(lab: &Lab, ready: &Ready, work: &Path) -> Result<Built, Error> {
+    match build::build(lab, &ready.subject, work) {
+        Ok(Built::CompileFailed(text)) => {
+            Ok(Built::CompileFailed(tidy(&text, lab, &ready.subject)))
+        }
+        Err(Error::KitBuild { log, .. }) if log.contains(HARNESS_MAIN) => {
+            let log: Vec<&str> = log
+                .lines()
+                .filter(|l| {
+                    let l = l.trim_start();
+                    !l.starts_with("Compiling ") && !l.starts_with("error: could not compile")
+                })
+                .collect();
+            Ok(Built::CompileFailed(format!(
+                "the grader cannot call your code: a public item of {} that the grader uses has a different name, signature or type than in the kit. Keep the public items exactly as given.\n\n{}",
+                lab.manifest.student_crate,
+                tidy(log.join("\n").trim_end(), lab, &ready.subject)
+            )))
+        }
+        other => other,
+    }
+}
+
+/// Paths in compiler and panic messages as people know them. Cargo names the files of a
+/// crate inside the generated workspace relative to it (`subject/src/relay.rs`), and kit
+/// files by their absolute path.
+pub fn tidy(text: &str, lab: &Lab, subject: &Subject) -> String {
+    let shown = format!("{}/", subject.shown_dir.display());
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    const LOCAL: &str = "subject/";
+    while let Some(i) = rest.find(LOCAL) {
+        let at_path_start = rest[..i]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !(c.is_alphanumeric() || "_-./".contains(c)));
+        out.push_str(&rest[..i]);
+        out.push_str(if at_path_start { &shown } else { LOCAL });
+        rest = &rest[i + LOCAL.len()..];
+    }
+    out.push_str(rest);
+    let kit = format!("{}/", lab.kit.display());
+    out.replace(
+        &format!("{}", subject.crate_dir.display()),
+        subject.shown_dir.display().to_string().as_str(),
+    )
+    .replace(&kit, "")
+}
+
+/// The file of the harness program that calls the code under test, as cargo names it.
+const HARNESS_MAIN: &str = "main/src/main.rs";
+
+/// Runs the scenarios on a built submission and puts the report together.
+pub fn finish(
+    lab: &Lab,
+    ready: &Ready,
+    built: Built,
+    selection: &Selection,
+    opts: &RunOptions,
+) -> Result<Report, Error> {
+    let mut report = match built {
+        Built::CompileFailed(diagnostics) => check::assemble(
+            lab,
+            &ready.subject,
+            selection,
+            check::not_compiled(selection),
+            Some(diagnostics),
+        ),
+        Built::Harness(harness) => {
+            let results = check::run_all(&harness, &ready.subject, selection, opts)?;
+            check::assemble(lab, &ready.subject, selection, results, None)
+        }
+    };
+    for s in &mut report.scenarios {
+        s.message = tidy(&s.message, lab, &ready.subject);
+        s.backtrace = s.backtrace.as_deref().map(|b| tidy(b, lab, &ready.subject));
+    }
+    report.provenance = Some(ready.provenance.clone());
+    Ok(report)
+}
+
+/// Grades the submission in `dir` from start to end; progress lines go to `progress`.
+pub fn grade(
+    lab: &Lab,
+    dir: &Path,
+    selection: &Selection,
+    opts: &RunOptions,
+    reproduce: &str,
+    progress: &mut dyn std::io::Write,
+) -> Result<Outcome, Error> {
+    let work = build::work_dir(&lab.kit);
+    let ready = match prepare(lab, dir, selection, &work, reproduce)? {
+        Ok(ready) => ready,
+        Err(rejected) => return Ok(Outcome::CouldNotGrade(rejected)),
+    };
+    let _ = writeln!(
+        progress,
+        "building {} (read as {}) ...",
+        ready.subject.label,
+        ready.submission.layout.describe(lab)
+    );
+    let built = build(lab, &ready, &work)?;
+    match &built {
+        Built::CompileFailed(_) => {
+            let _ = writeln!(progress, "{} does not compile", ready.subject.label);
+        }
+        Built::Harness(_) => {
+            let n = selection.scenarios.len();
+            let _ = writeln!(
+                progress,
+                "running {n} scenario{} ...",
+                if n == 1 { "" } else { "s" }
+            );
+        }
+    }
+    finish(lab, &ready, built, selection, opts).map(Outcome::Graded)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(root: &Path, rel: &str, text: &str) {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    #[test]
+    fn a_file_is_read_only_inside_the_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        write(&root, "src/a.rs", "fn a() {}");
+        assert_eq!(
+            read_inside(&root, Path::new("src/a.rs")).unwrap(),
+            "fn a() {}"
+        );
+        assert_eq!(
+            read_inside(&root, Path::new("src/b.rs")).unwrap_err(),
+            "missing"
+        );
+        assert!(
+            read_inside(&root, Path::new("lib/b.rs"))
+                .unwrap_err()
+                .contains("there is no lib")
+        );
+        assert!(read_inside(&root, Path::new("src")).is_err());
+    }
+
+    #[test]
+    fn symbolic_links_are_refused_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        write(outside.path(), "secret.rs", "x");
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret.rs"), root.join("src/a.rs"))
+            .unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("lib")).unwrap();
+        assert!(
+            read_inside(&root, Path::new("src/a.rs"))
+                .unwrap_err()
+                .contains("symbolic link")
+        );
+        assert!(
+            read_inside(&root, Path::new("lib/secret.rs"))
+                .unwrap_err()
+                .starts_with("lib is a symbolic link")
+        );
+    }
+
+    #[test]
+    fn keys_differ_per_folder_and_are_package_names() {
+        let a = key(Path::new("/a"));
+        assert_ne!(a, key(Path::new("/b")));
+        assert_eq!(a, key(Path::new("/a")));
+        assert!(
+            a.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        );
+    }
+}
