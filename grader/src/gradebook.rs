@@ -1,1 +1,518 @@
 //! Grading a folder of submissions into a gradebook.
+//!
+//! Every sub-folder is one submission, read as `grader check --submission` reads one.
+//! Cargo locks its target folder for the length of a build, so builds that share the
+//! compiled dependencies cannot run side by side: one thread builds the submissions a
+//! chunk at a time, each chunk with one cargo call that compiles its crates in parallel
+//! ([`batch_build`]), while `jobs` threads run the scenarios of those already built. A
+//! submission that does not compile, hangs, or cannot be graded becomes its row and the
+//! batch goes on; so does one on which the grader itself fails (status `error`).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, mpsc};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::batch_build;
+use crate::check::{RunOptions, Selection, Stopwatch};
+use crate::error::Error;
+use crate::lab::Lab;
+use crate::provenance::Provenance;
+use crate::report::{SCHEMA_VERSION, Status};
+use crate::submission::{self, COULD_NOT_GRADE, Outcome, Ready};
+
+/// A row's status: the submission was graded (whatever its points).
+pub const GRADED: &str = "graded";
+/// A row's status: the grader failed on this submission; the message says why.
+pub const ERROR: &str = "error";
+
+/// The gradebook: one row per submission, in name order.
+#[derive(Clone, Debug, Serialize)]
+pub struct Gradebook {
+    /// [`SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// The lab.
+    pub lab: String,
+    /// The grader's version.
+    pub kit_version: String,
+    /// How many scenarios each submission ran.
+    pub scenarios: usize,
+    /// SHA-256 of the scenario set (see [`Provenance`]).
+    pub scenarios_sha256: String,
+    /// Points available.
+    pub max_score: u32,
+    /// The rubric categories, in the lab's order, with their points available.
+    pub categories: Vec<CategoryColumn>,
+    /// One row per submission, sorted by name.
+    pub submissions: Vec<Row>,
+}
+
+/// A rubric category as a column of the gradebook.
+#[derive(Clone, Debug, Serialize)]
+pub struct CategoryColumn {
+    /// Category id.
+    pub id: String,
+    /// Category title.
+    pub title: String,
+    /// Points available.
+    pub max_score: u32,
+}
+
+/// One submission's line.
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    /// The sub-folder's name.
+    pub name: String,
+    /// `graded`, `could_not_grade` or `error`.
+    pub status: &'static str,
+    /// Points earned.
+    pub score: u32,
+    /// Points available.
+    pub max_score: u32,
+    /// Scenarios passed.
+    pub passed: usize,
+    /// Points earned per category id.
+    pub categories: BTreeMap<String, u32>,
+    /// Whether the code compiled (`null` when it was not built).
+    pub compiled: Option<bool>,
+    /// SHA-256 of the graded files, as in the results file's provenance.
+    pub student_files_sha256: Option<String>,
+    /// The results file, relative to the results folder.
+    pub results_file: Option<String>,
+    /// Empty for a graded submission that compiled; otherwise why not.
+    pub message: String,
+}
+
+/// What the batch reports while it works, for a progress display.
+#[derive(Clone, Debug)]
+pub enum Progress {
+    /// These submissions are being built.
+    Building {
+        /// Their positions in name order.
+        indices: Vec<usize>,
+    },
+    /// Submission `index` is finished.
+    Done {
+        /// Its position in name order.
+        index: usize,
+        /// Its row.
+        row: Box<Row>,
+        /// Wall time from the start of its build to its results file.
+        took: Duration,
+    },
+}
+
+/// Turns one outcome into the bytes of its results file, given the time it took.
+pub type Render<'a> = dyn Fn(&Outcome, Duration) -> Result<Vec<u8>, Error> + Sync + 'a;
+
+/// A batch to grade.
+pub struct Batch<'a> {
+    /// The lab.
+    pub lab: &'a Lab,
+    /// The scenarios every submission runs (hidden ones included).
+    pub selection: &'a Selection,
+    /// How to run one submission's scenarios.
+    pub opts: &'a RunOptions,
+    /// Submissions whose scenarios run at once.
+    pub jobs: usize,
+    /// Submissions built by one cargo call.
+    pub chunk: usize,
+    /// Where the per-submission results files go (`<dir>/submissions/<name>.<ext>`).
+    pub results_dir: &'a Path,
+    /// Their extension.
+    pub extension: &'a str,
+    /// Writes one results file.
+    pub render: &'a Render<'a>,
+    /// The grader's work folder (builds and the shared target folder).
+    pub work: &'a Path,
+}
+
+/// The sub-folders of `dir`, as (name, path), sorted by name; dot-folders are skipped.
+pub fn list(dir: &Path) -> Result<Vec<(String, PathBuf)>, Error> {
+    let entries = std::fs::read_dir(dir).map_err(|e| Error::io("read the folder", dir, e))?;
+    let mut out = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io("read the folder", dir, e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') || !entry.path().is_dir() {
+            continue;
+        }
+        out.push((name, entry.path()));
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Grades every submission and returns the gradebook; `progress` hears about each step.
+pub fn grade(
+    batch: &Batch<'_>,
+    submissions: &[(String, PathBuf)],
+    reproduce: &str,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Gradebook, Error> {
+    let folder = batch.results_dir.join("submissions");
+    std::fs::create_dir_all(&folder).map_err(|e| Error::io("create", &folder, e))?;
+    let files = &file_names(submissions, batch.extension);
+    let (built_tx, built_rx) = mpsc::channel::<(usize, Ready, crate::build::Built, Stopwatch)>();
+    let built_rx = Mutex::new(built_rx);
+    let (done_tx, done_rx) = mpsc::channel::<Progress>();
+    let mut rows: Vec<Option<Row>> = vec![None; submissions.len()];
+    std::thread::scope(|scope| {
+        // One builder, building a few submissions per cargo call (see `batch_build`),
+        // while the runners below grade those already built.
+        let done = done_tx.clone();
+        scope.spawn(move || {
+            let indices: Vec<usize> = (0..submissions.len()).collect();
+            for chunk in indices.chunks(batch.chunk.max(1)) {
+                let clock = Stopwatch::start();
+                let finish = |index: usize, row: Row| {
+                    let _ = done.send(Progress::Done {
+                        index,
+                        row: Box::new(row),
+                        took: clock.elapsed(),
+                    });
+                };
+                let mut ready = Vec::new();
+                for &index in chunk {
+                    let (name, dir) = &submissions[index];
+                    let prepared =
+                        submission::prepare(batch.lab, dir, batch.selection, batch.work, reproduce);
+                    match prepared {
+                        Err(e) => finish(index, error_row(name, batch, &e)),
+                        Ok(Err(rejected)) => {
+                            let outcome = Outcome::CouldNotGrade(rejected);
+                            let row = write(batch, name, &files[index], &outcome, clock.elapsed());
+                            finish(index, row);
+                        }
+                        Ok(Ok(r)) => ready.push((index, r)),
+                    }
+                }
+                if ready.is_empty() {
+                    continue;
+                }
+                let _ = done.send(Progress::Building {
+                    indices: ready.iter().map(|(i, _)| *i).collect(),
+                });
+                let refs: Vec<&Ready> = ready.iter().map(|(_, r)| r).collect();
+                match batch_build::build_many(batch.lab, batch.work, &refs) {
+                    Err(e) => {
+                        for (index, _) in &ready {
+                            finish(*index, error_row(&submissions[*index].0, batch, &e));
+                        }
+                    }
+                    Ok(results) => {
+                        for ((index, r), built) in ready.into_iter().zip(results) {
+                            match built {
+                                Err(e) => {
+                                    finish(index, error_row(&submissions[index].0, batch, &e))
+                                }
+                                Ok(built) => {
+                                    let _ = built_tx.send((index, r, built, clock));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            drop(built_tx);
+        });
+        for _ in 0..batch.jobs.max(1) {
+            let done = done_tx.clone();
+            let built_rx = &built_rx;
+            scope.spawn(move || {
+                loop {
+                    let next = built_rx.lock().ok().and_then(|rx| rx.recv().ok());
+                    let Some((index, ready, built, clock)) = next else {
+                        break;
+                    };
+                    let name = &submissions[index].0;
+                    let row = match submission::finish(
+                        batch.lab,
+                        &ready,
+                        built,
+                        batch.selection,
+                        batch.opts,
+                    ) {
+                        Ok(report) => write(
+                            batch,
+                            name,
+                            &files[index],
+                            &Outcome::Graded(report),
+                            clock.elapsed(),
+                        ),
+                        Err(e) => error_row(name, batch, &e),
+                    };
+                    let _ = done.send(Progress::Done {
+                        index,
+                        row: Box::new(row),
+                        took: clock.elapsed(),
+                    });
+                }
+            });
+        }
+        drop(done_tx);
+        for event in done_rx {
+            if let Progress::Done { index, row, .. } = &event {
+                rows[*index] = Some((**row).clone());
+            }
+            progress(event);
+        }
+    });
+    let provenance = Provenance::new(batch.lab, &batch.selection.scenarios, &[], String::new())?;
+    let categories = batch
+        .lab
+        .manifest
+        .categories
+        .iter()
+        .map(|c| CategoryColumn {
+            id: c.id.clone(),
+            title: c.title.clone(),
+            max_score: batch
+                .selection
+                .scenarios
+                .iter()
+                .filter(|s| s.category == c.id)
+                .map(|s| s.points)
+                .sum(),
+        })
+        .filter(|c| c.max_score > 0)
+        .collect();
+    let submissions = rows
+        .into_iter()
+        .zip(submissions)
+        .map(|(row, (name, _))| {
+            row.unwrap_or_else(|| {
+                error_row(
+                    name,
+                    batch,
+                    &Error::Usage("the grader stopped before grading it".into()),
+                )
+            })
+        })
+        .collect();
+    Ok(Gradebook {
+        schema_version: SCHEMA_VERSION,
+        lab: batch.lab.manifest.name.clone(),
+        kit_version: provenance.kit_version,
+        scenarios: provenance.scenarios,
+        scenarios_sha256: provenance.scenarios_sha256,
+        max_score: max_score(batch.selection),
+        categories,
+        submissions,
+    })
+}
+
+fn max_score(selection: &Selection) -> u32 {
+    selection.scenarios.iter().map(|s| s.points).sum()
+}
+
+/// Writes one results file and returns the row.
+fn write(batch: &Batch<'_>, name: &str, file: &str, outcome: &Outcome, took: Duration) -> Row {
+    let mut row = row(name, batch, outcome);
+    let path = batch.results_dir.join("submissions").join(file);
+    let written = (batch.render)(outcome, took)
+        .and_then(|bytes| std::fs::write(&path, bytes).map_err(|e| Error::io("write", &path, e)));
+    match written {
+        Ok(()) => row.results_file = Some(format!("submissions/{file}")),
+        Err(e) => {
+            row.status = ERROR;
+            row.message = e.to_string();
+        }
+    }
+    row
+}
+
+/// The row of an outcome.
+pub fn row(name: &str, batch: &Batch<'_>, outcome: &Outcome) -> Row {
+    let mut categories: BTreeMap<String, u32> = batch
+        .lab
+        .manifest
+        .categories
+        .iter()
+        .filter(|c| batch.selection.scenarios.iter().any(|s| s.category == c.id))
+        .map(|c| (c.id.clone(), 0))
+        .collect();
+    let hash = outcome.provenance().map(|p| p.student_files_sha256.clone());
+    match outcome {
+        Outcome::Graded(report) => {
+            for c in &report.categories {
+                categories.insert(c.id.clone(), c.score);
+            }
+            Row {
+                name: name.to_owned(),
+                status: GRADED,
+                score: report.score,
+                max_score: report.max_score,
+                passed: report
+                    .scenarios
+                    .iter()
+                    .filter(|s| s.status == Status::Passed)
+                    .count(),
+                categories,
+                compiled: Some(report.compile_errors.is_none()),
+                student_files_sha256: hash,
+                results_file: None,
+                message: match &report.compile_errors {
+                    Some(_) => "does not compile".to_owned(),
+                    None => String::new(),
+                },
+            }
+        }
+        Outcome::CouldNotGrade(rejected) => Row {
+            name: name.to_owned(),
+            status: COULD_NOT_GRADE,
+            score: 0,
+            max_score: rejected.max_score,
+            passed: 0,
+            categories,
+            compiled: None,
+            student_files_sha256: hash,
+            results_file: None,
+            message: rejected
+                .problems
+                .iter()
+                .map(|p| format!("{}: {}", p.looked_at, p.problem))
+                .collect::<Vec<_>>()
+                .join("; "),
+        },
+    }
+}
+
+fn error_row(name: &str, batch: &Batch<'_>, e: &Error) -> Row {
+    Row {
+        name: name.to_owned(),
+        status: ERROR,
+        score: 0,
+        max_score: max_score(batch.selection),
+        passed: 0,
+        categories: BTreeMap::new(),
+        compiled: None,
+        student_files_sha256: None,
+        results_file: None,
+        message: e.to_string(),
+    }
+}
+
+/// A results file name per submission: its name with anything but letters, digits, `.`,
+/// `_` and `-` replaced, made unique.
+fn file_names(submissions: &[(String, PathBuf)], extension: &str) -> Vec<String> {
+    let mut taken = std::collections::BTreeSet::new();
+    submissions
+        .iter()
+        .map(|(name, _)| {
+            let base: String = name
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            let mut file = format!("{base}.{extension}");
+            let mut n = 2;
+            while !taken.insert(file.clone()) {
+                file = format!("{base}-{n}.{extension}");
+                n += 1;
+            }
+            file
+        })
+        .collect()
+}
+
+/// The gradebook as CSV: a header, then one line per submission.
+pub fn csv(book: &Gradebook) -> String {
+    let mut header: Vec<String> = ["submission", "status", "score", "max_score", "passed"]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+    header.extend(book.categories.iter().map(|c| c.id.clone()));
+    header.extend(
+        [
+            "compiled",
+            "student_files_sha256",
+            "results_file",
+            "message",
+        ]
+        .iter()
+        .map(|s| (*s).to_owned()),
+    );
+    let mut out = line(&header);
+    for r in &book.submissions {
+        let mut fields = vec![
+            text_cell(&r.name),
+            r.status.to_owned(),
+            r.score.to_string(),
+            r.max_score.to_string(),
+            r.passed.to_string(),
+        ];
+        for c in &book.categories {
+            fields.push(
+                r.categories
+                    .get(&c.id)
+                    .map(u32::to_string)
+                    .unwrap_or_default(),
+            );
+        }
+        fields.push(r.compiled.map(|c| c.to_string()).unwrap_or_default());
+        fields.push(r.student_files_sha256.clone().unwrap_or_default());
+        fields.push(r.results_file.clone().unwrap_or_default());
+        fields.push(text_cell(&r.message));
+        out.push_str(&line(&fields));
+    }
+    out
+}
+
+/// A free-text cell that a spreadsheet will not run as a formula.
+fn text_cell(text: &str) -> String {
+    if text.starts_with(['=', '+', '-', '@']) {
+        format!("'{text}")
+    } else {
+        text.to_owned()
+    }
+}
+
+/// One CSV line (RFC 4180: fields with a comma, quote or line break are quoted).
+fn line(fields: &[String]) -> String {
+    let quoted: Vec<String> = fields
+        .iter()
+        .map(|f| {
+            if f.contains([',', '"', '\n', '\r']) {
+                format!("\"{}\"", f.replace('"', "\"\""))
+            } else {
+                f.clone()
+            }
+        })
+        .collect();
+    format!("{}\r\n", quoted.join(","))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_quotes_what_needs_quoting() {
+        assert_eq!(
+            line(&["a".into(), "b,c".into(), "say \"hi\"".into()]),
+            "a,\"b,c\",\"say \"\"hi\"\"\"\r\n"
+        );
+        assert_eq!(text_cell("=cmd()"), "'=cmd()");
+    }
+
+    #[test]
+    fn file_names_are_safe_and_unique() {
+        let subs = vec![
+            ("a b".to_owned(), PathBuf::new()),
+            ("a_b".to_owned(), PathBuf::new()),
+            ("../x".to_owned(), PathBuf::new()),
+        ];
+        assert_eq!(
+            file_names(&subs, "json"),
+            vec!["a_b.json", "a_b-2.json", ".._x.json"]
+        );
+    }
+}

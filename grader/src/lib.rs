@@ -9,6 +9,7 @@
 //! exits the process.
 
 pub mod audit;
+pub mod batch_build;
 pub mod build;
 pub mod check;
 pub mod cli;

@@ -121,6 +121,8 @@ pub struct Rejected {
     pub max_score: u32,
     /// How the folder was read.
     pub layout: Layout,
+    /// The same in words.
+    pub read_as: String,
     /// One problem per declared file that could not be taken.
     pub problems: Vec<FileProblem>,
     /// The declared files that could be read (for the provenance hash).
@@ -180,6 +182,7 @@ impl Rejected {
         for p in &self.problems {
             text.push_str(&format!("\n  {}: {}", p.looked_at, p.problem));
         }
+        text.push_str(&format!("\n  (the folder was read as {})", self.read_as));
         text
     }
 }
@@ -268,6 +271,7 @@ pub fn collect(lab: &Lab, dir: &Path) -> Result<Result<Submission, Rejected>, Er
             score: 0,
             max_score: 0,
             layout,
+            read_as: layout.describe(lab),
             problems,
             files,
             provenance: None,
@@ -365,12 +369,11 @@ fn elsewhere(lab: &Lab, root: &Path, layout: Layout, declared: &str) -> String {
         .filter(|p| root.join(p).is_file())
         .map(|p| p.display().to_string())
         .collect();
-    let how = format!("the folder was read as {}", layout.describe(lab));
     match found.first() {
         Some(p) => format!(
-            "; {how}, but the file is at {p}: submit every file in the same place, as in the kit"
+            "; it is at {p}, but the grader looks for every file in the same place (see docs/ci.md)"
         ),
-        None => format!("; {how}"),
+        None => String::new(),
     }
 }
 
@@ -468,15 +471,28 @@ pub fn build(lab: &Lab, ready: &Ready, work: &Path) -> Result<Built, Error> {
                     !l.starts_with("Compiling ") && !l.starts_with("error: could not compile")
                 })
                 .collect();
-            Ok(Built::CompileFailed(format!(
-                "the grader cannot call your code: a public item of {} that the grader uses has a different name, signature or type than in the kit. Keep the public items exactly as given.\n\n{}",
-                lab.manifest.student_crate,
-                tidy(log.join("\n").trim_end(), lab, &ready.subject)
+            Ok(Built::CompileFailed(api_mismatch(
+                lab,
+                &ready.subject,
+                &log.join("\n"),
             )))
         }
         other => other,
     }
 }
+
+/// The compile result of a crate whose public items are not what the harness calls;
+/// `log` holds the compiler's errors in the harness program.
+pub fn api_mismatch(lab: &Lab, subject: &Subject, log: &str) -> String {
+    format!(
+        "the grader cannot call your code: a public item of {} that the grader uses has a different name, signature or type than in the kit. Keep the public items exactly as given.\n\n{}",
+        lab.manifest.student_crate,
+        tidy(log.trim_end(), lab, subject)
+    )
+}
+
+/// The file of the harness program that calls the code under test, as cargo names it.
+const HARNESS_MAIN: &str = "main/src/main.rs";
 
 /// Paths in compiler and panic messages as people know them. Cargo names the files of a
 /// crate inside the generated workspace relative to it (`subject/src/relay.rs`), and kit
@@ -503,9 +519,6 @@ pub fn tidy(text: &str, lab: &Lab, subject: &Subject) -> String {
     )
     .replace(&kit, "")
 }
-
-/// The file of the harness program that calls the code under test, as cargo names it.
-const HARNESS_MAIN: &str = "main/src/main.rs";
 
 /// Runs the scenarios on a built submission and puts the report together.
 pub fn finish(

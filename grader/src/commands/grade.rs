@@ -1,11 +1,181 @@
-//! `grader grade`.
+//! `grader grade`: every sub-folder of a folder is one submission; grade them all into a
+//! gradebook (`gradebook.csv`, `gradebook.json`) and one results file each.
 
-use crate::cli::GradeArgs;
+use std::io::{IsTerminal, Write};
+use std::time::Duration;
+
+use crate::check;
+use crate::cli::{Format, GradeArgs};
 use crate::error::Error;
+use crate::exit;
+use crate::gradebook::{self, Batch, ERROR, GRADED, Gradebook, Progress};
+use crate::provenance;
+use crate::submission::COULD_NOT_GRADE;
 
-use super::Ctx;
+use super::check::Render;
+use super::{Ctx, run_options};
 
 /// Runs `grader grade`.
-pub fn exec(_ctx: &mut Ctx<'_>, _args: GradeArgs) -> Result<u8, Error> {
-    Err(Error::Usage("`grader grade` is not available yet".into()))
+pub fn exec(ctx: &mut Ctx<'_>, args: GradeArgs) -> Result<u8, Error> {
+    let clock = check::Stopwatch::start();
+    let lab = ctx.lab(&args.lab)?;
+    if !args.submissions.is_dir() {
+        return Err(Error::Usage(format!(
+            "{} is not a folder\n  help: pass a folder whose every sub-folder is one submission",
+            args.submissions.display()
+        )));
+    }
+    let submissions = gradebook::list(&args.submissions)?;
+    if submissions.is_empty() {
+        return Err(Error::Usage(format!(
+            "{} holds no sub-folders, so there is nothing to grade\n  help: put each submission in its own sub-folder",
+            args.submissions.display()
+        )));
+    }
+    let mut opts = run_options(&lab, &args.run, false)?;
+    let cores = std::thread::available_parallelism().map_or(2, usize::from);
+    let jobs = args.run.jobs.unwrap_or(cores);
+    // --jobs counts submissions here; each one's scenarios share the remaining cores.
+    opts.jobs = (cores / jobs.max(1)).max(1);
+    let selection = check::select(&lab, true, &[])?;
+    let render = Render {
+        format: args.format,
+        hints: true,
+        verbose: false,
+    };
+    let render_one = |outcome: &crate::submission::Outcome, took: Duration| {
+        render.outcome(outcome, &lab, &selection, took)
+    };
+    let extension = match args.format {
+        Format::Human => "txt",
+        Format::Json => "json",
+        Format::Junit => "xml",
+        Format::Gradescope => "results.json",
+    };
+    std::fs::create_dir_all(&args.results_dir)
+        .map_err(|e| Error::io("create", &args.results_dir, e))?;
+    let work = crate::build::work_dir(&lab.kit);
+    let batch = Batch {
+        lab: &lab,
+        selection: &selection,
+        opts: &opts,
+        jobs,
+        // Enough crates per cargo call to keep every core compiling, few enough that
+        // the first results come early.
+        chunk: (2 * cores).clamp(4, 16),
+        results_dir: &args.results_dir,
+        extension,
+        render: &render_one,
+        work: &work,
+    };
+    let command = provenance::command(&lab.manifest.name, "--submission .", &[]);
+    let total = submissions.len();
+    let bar = std::io::stderr().is_terminal();
+    let _ = writeln!(
+        ctx.err,
+        "grading {total} submission{} from {}, {jobs} at a time ...",
+        if total == 1 { "" } else { "s" },
+        args.submissions.display()
+    );
+    let mut finished = 0;
+    let mut building: Option<usize> = None;
+    let names: Vec<&str> = submissions.iter().map(|(n, _)| n.as_str()).collect();
+    let err = &mut *ctx.err;
+    let book = gradebook::grade(&batch, &submissions, &command, &mut |event| match event {
+        Progress::Building { indices } => {
+            building = indices.first().copied();
+            if bar {
+                draw_bar(
+                    err,
+                    finished,
+                    total,
+                    building.and_then(|i| names.get(i).copied()),
+                );
+            }
+        }
+        Progress::Done { row, took, .. } => {
+            finished += 1;
+            let points = match row.status {
+                GRADED => format!("{}/{}", row.score, row.max_score),
+                other => other.replace('_', " "),
+            };
+            let note = if row.message.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", first_line(&row.message))
+            };
+            if bar {
+                let _ = write!(err, "\r\x1b[K");
+            }
+            let _ = writeln!(
+                err,
+                "[{finished:>width$}/{total}] {}: {points}{note} in {:.1} s",
+                row.name,
+                took.as_secs_f64(),
+                width = total.to_string().len()
+            );
+            if bar && finished < total {
+                draw_bar(
+                    err,
+                    finished,
+                    total,
+                    building.and_then(|i| names.get(i).copied()),
+                );
+            }
+        }
+    })?;
+    write_gradebook(&book, &args.results_dir)?;
+    let count = |status: &str| {
+        book.submissions
+            .iter()
+            .filter(|r| r.status == status)
+            .count()
+    };
+    let (graded, rejected, failed) = (count(GRADED), count(COULD_NOT_GRADE), count(ERROR));
+    let minutes = clock.elapsed().as_secs_f64() / 60.0;
+    let _ = writeln!(
+        ctx.err,
+        "{graded} graded, {rejected} could not be graded, {failed} failed in the grader; {:.1} s, {:.1} submissions/minute\ngradebook: {}",
+        clock.elapsed().as_secs_f64(),
+        total as f64 / minutes.max(f64::EPSILON),
+        args.results_dir.join("gradebook.csv").display()
+    );
+    Ok(if failed > 0 {
+        exit::KIT_FAILURE
+    } else if rejected > 0 {
+        exit::BAD_INPUT
+    } else {
+        exit::PASSED
+    })
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or("")
+}
+
+/// `[#####.....] 5/20  building alice`, on one line that the next draw replaces.
+fn draw_bar(err: &mut dyn Write, done: usize, total: usize, building: Option<&str>) {
+    const WIDTH: usize = 30;
+    let filled = WIDTH * done / total.max(1);
+    let what = building.map_or(String::new(), |n| format!("  building {n}"));
+    let _ = write!(
+        err,
+        "\r\x1b[K[{}{}] {done}/{total}{what}",
+        "#".repeat(filled),
+        ".".repeat(WIDTH - filled)
+    );
+    let _ = err.flush();
+}
+
+/// Writes `gradebook.json` and `gradebook.csv` into `dir`.
+fn write_gradebook(book: &Gradebook, dir: &std::path::Path) -> Result<(), Error> {
+    let json = dir.join("gradebook.json");
+    let mut text = serde_json::to_string_pretty(book).map_err(std::io::Error::other);
+    if let Ok(t) = &mut text {
+        t.push('\n');
+    }
+    text.and_then(|t| std::fs::write(&json, t))
+        .map_err(|e| Error::io("write", &json, e))?;
+    let csv = dir.join("gradebook.csv");
+    std::fs::write(&csv, gradebook::csv(book)).map_err(|e| Error::io("write", &csv, e))
 }

@@ -193,6 +193,10 @@ pub fn from_rejected(rejected: &Rejected, time: Duration) -> Results {
     for p in &rejected.problems {
         output.push_str(&format!("\n- `{}`: {}", p.looked_at, p.problem));
     }
+    output.push_str(&format!(
+        "\n\n(The submission was read as {}.)",
+        rejected.read_as
+    ));
     output.push_str(
         "\n\nSubmit the files the lab names (a clone of your repository, or just the files), then submit again.\n",
     );

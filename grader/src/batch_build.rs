@@ -1,0 +1,197 @@
+//! Building many submissions with one cargo call.
+//!
+//! Cargo holds a lock on its target folder for the length of a build, so separate builds
+//! sharing the compiled dependencies run one after the other, each paying cargo's start-up
+//! and using one core for one small crate. Here one generated workspace has a harness
+//! package per submission (`lab_harness_<key>`, linked with `graded_<key>`), and one
+//! `cargo build --keep-going` compiles them side by side on every core; a submission
+//! that does not compile stops only its own harness.
+//!
+//! Diagnostics are read as in [`crate::build`]: messages about a submission's crate are
+//! its compile errors; errors in the harness program that belong to a submission's
+//! package mean its public items do not match what the harness calls; anything else is a
+//! broken kit.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use sha2::{Digest, Sha256};
+
+use crate::build::{Built, write_if_changed};
+use crate::error::Error;
+use crate::lab::Lab;
+use crate::provenance::hex;
+use crate::submission::{self, Ready};
+
+/// Builds every one of `readies`; one result each, in order. `Err` for the whole call
+/// only when cargo cannot be started or the workspace cannot be written.
+pub fn build_many(
+    lab: &Lab,
+    work: &Path,
+    readies: &[&Ready],
+) -> Result<Vec<Result<Built, Error>>, Error> {
+    if readies.is_empty() {
+        return Ok(Vec::new());
+    }
+    let keys: Vec<&str> = readies.iter().map(|r| r.subject.key.as_str()).collect();
+    let ws = work.join("builds").join(format!(
+        "batch_{}",
+        &hex(&Sha256::digest(keys.join(",")))[..16]
+    ));
+    let kit = &lab.kit;
+    let toml = |p: &Path| serde_json::to_string(&p.display().to_string()).unwrap_or_default();
+    for r in readies {
+        let key = &r.subject.key;
+        let bin = format!("lab_harness_{key}");
+        let manifest = format!(
+            "# Written by the grader for a batch of submissions; do not edit.\n\
+             [package]\nname = \"{bin}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+             [[bin]]\nname = \"{bin}\"\npath = {main}\n\n\
+             [dependencies]\n\
+             relay_base = {{ path = {subject}, package = \"{package}\" }}\n\
+             relay_kit = {{ path = {relay_kit} }}\n\
+             lab4_harness = {{ path = {harness} }}\n",
+            main = toml(&kit.join(&lab.manifest.harness).join("main/src/main.rs")),
+            harness = toml(&kit.join(&lab.manifest.harness)),
+            subject = toml(&r.subject.crate_dir),
+            package = r.subject.package,
+            relay_kit = toml(&kit.join("crates/relay_kit")),
+        );
+        write_if_changed(&ws.join(key).join("Cargo.toml"), &manifest)?;
+    }
+    let members: Vec<String> = keys.iter().map(|k| format!("{k:?}")).collect();
+    let root = format!(
+        "# Written by the grader for a batch of submissions; do not edit.\n\
+         [workspace]\nresolver = \"3\"\nmembers = [{}]\n\n\
+         [profile.dev]\ndebug = \"line-tables-only\"\n",
+        members.join(", ")
+    );
+    write_if_changed(&ws.join("Cargo.toml"), &root)?;
+    let lock = ws.join("Cargo.lock");
+    let kit_lock = kit.join("Cargo.lock");
+    if !lock.exists() && kit_lock.exists() {
+        std::fs::copy(&kit_lock, &lock).map_err(|e| Error::io("copy", &kit_lock, e))?;
+    }
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(&cargo)
+        .arg("build")
+        .arg("--manifest-path")
+        .arg(ws.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(work.join("cargo"))
+        .arg("--message-format=json-diagnostic-rendered-ansi")
+        .arg("--workspace")
+        .arg("--bins")
+        .arg("--keep-going")
+        .env_remove("CARGO_TARGET_DIR")
+        .env("CARGO_TERM_COLOR", "never")
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| Error::Cargo(format!("{}: {e}", Path::new(&cargo).display())))?;
+
+    #[derive(Default)]
+    struct Found {
+        executable: Option<PathBuf>,
+        subject: Vec<(bool, String)>,
+        harness: Vec<String>,
+    }
+    let mut found: BTreeMap<&str, Found> = keys.iter().map(|k| (*k, Found::default())).collect();
+    let mut other = Vec::new();
+    let owner = |manifest: &str| {
+        keys.iter()
+            .copied()
+            .find(|k| Path::new(manifest) == ws.join(k).join("Cargo.toml"))
+    };
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    for line in stdout.lines() {
+        let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        match msg["reason"].as_str() {
+            Some("compiler-artifact") => {
+                let name = msg["target"]["name"].as_str().unwrap_or("");
+                if let Some(key) = name.strip_prefix("lab_harness_") {
+                    if let (Some(f), Some(exe)) = (found.get_mut(key), msg["executable"].as_str()) {
+                        f.executable = Some(PathBuf::from(exe));
+                    }
+                }
+            }
+            Some("compiler-message") => {
+                let level = msg["message"]["level"].as_str().unwrap_or("");
+                let rendered = strip_ansi(msg["message"]["rendered"].as_str().unwrap_or(""));
+                let src = Path::new(msg["target"]["src_path"].as_str().unwrap_or(""));
+                let subject = readies
+                    .iter()
+                    .find(|r| src.starts_with(&r.subject.crate_dir));
+                if let Some(r) = subject {
+                    if level == "error" || level == "warning" {
+                        if let Some(f) = found.get_mut(r.subject.key.as_str()) {
+                            f.subject.push((level == "error", rendered));
+                        }
+                    }
+                } else if level == "error" {
+                    match owner(msg["manifest_path"].as_str().unwrap_or("")) {
+                        Some(key) => {
+                            if let Some(f) = found.get_mut(key) {
+                                f.harness.push(rendered);
+                            }
+                        }
+                        None => other.push(rendered),
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let results = readies
+        .iter()
+        .map(|r| {
+            let f = found.remove(r.subject.key.as_str()).unwrap_or_default();
+            if let Some(exe) = f.executable {
+                return Ok(Built::Harness(exe));
+            }
+            if f.subject.iter().any(|(is_error, _)| *is_error) {
+                let text: Vec<String> = f.subject.into_iter().map(|(_, t)| t).collect();
+                return Ok(Built::CompileFailed(submission::tidy(
+                    text.join("\n").trim_end(),
+                    lab,
+                    &r.subject,
+                )));
+            }
+            if !f.harness.is_empty() && other.is_empty() {
+                return Ok(Built::CompileFailed(submission::api_mismatch(
+                    lab,
+                    &r.subject,
+                    &f.harness.join("\n"),
+                )));
+            }
+            let mut log = other.join("\n");
+            log.push_str(&stderr);
+            Err(Error::KitBuild {
+                what: r.subject.label.clone(),
+                log: log.trim_end().to_owned(),
+            })
+        })
+        .collect();
+    Ok(results)
+}
+
+/// Removes terminal colour sequences.
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
