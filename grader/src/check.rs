@@ -186,6 +186,7 @@ pub fn not_compiled(selection: &Selection) -> Vec<ScenarioResult> {
             hint: None,
             timeline: Vec::new(),
             backtrace: None,
+            stopped_at: None,
         })
         .collect()
 }

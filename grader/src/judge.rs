@@ -11,6 +11,12 @@ use crate::report::{Failure, ScenarioResult, Status, TimelineEntry};
 use crate::runner::{Ending, Run};
 use crate::scenario::{Scenario, Step};
 
+/// The hint for requests stuck inside the relay, whatever the scenario was about.
+const STUCK_HINT: &str = "A request that is neither answered nor inside the target is waiting in your relay. Three usual causes: the bulkhead waits for a slot instead of returning E905; a slot is never given back (a failure or B201 path that skips it: use a guard whose Drop gives it back); or the breaker's lock is held while the target is called, so every other request to that target queues on the lock.";
+
+/// The hint for a scenario whose process stopped making progress.
+const TIMEOUT_HINT: &str = "Look for a loop that never ends, or a lock taken twice on one thread (a std Mutex is not re-entrant: calling a method that locks from code that already holds the lock blocks forever).";
+
 /// Fake-clock milliseconds as `HH:MM:SS.mmm`.
 pub fn clock(ms: u64) -> String {
     let (h, rest) = (ms / 3_600_000, ms % 3_600_000);
@@ -80,6 +86,7 @@ pub fn judge(
 ) -> ScenarioResult {
     let mut records: BTreeMap<usize, &StepRecord> = BTreeMap::new();
     let mut begun: BTreeMap<usize, u64> = BTreeMap::new();
+    let mut observing: Option<usize> = None;
     let mut panic: Option<&PanicRecord> = None;
     let mut stuck: Option<&StuckRecord> = None;
     let mut finished = false;
@@ -91,6 +98,7 @@ pub fn judge(
             Event::Begin { step, at_ms } => {
                 begun.insert(*step, *at_ms);
             }
+            Event::Observing { step } => observing = Some(*step),
             Event::Panic(p) if panic.is_none() => panic = Some(p),
             Event::Stuck(s) => stuck = Some(s),
             Event::Finished => finished = true,
@@ -109,6 +117,7 @@ pub fn judge(
         hint: None,
         timeline: Vec::new(),
         backtrace: None,
+        stopped_at: None,
     };
 
     // Walk the steps in order; the first problem decides the verdict.
@@ -129,6 +138,7 @@ pub fn judge(
                 stuck,
                 run,
                 timeout_ms,
+                observing == Some(i),
             ));
             failed_step = Some(i);
             break;
@@ -166,9 +176,25 @@ pub fn judge(
         result.score = 0;
         result.message = message;
         result.failure = failure;
-        result.hint = Some(scenario.hint.clone());
+        // The hint must fit how the scenario failed: a todo!() or a panic names its own
+        // place, and stuck or endless code has causes of its own whatever the scenario is
+        // about. Only a wrong answer gets the scenario's hint.
+        let stuck_here = stuck.is_some() && status == Status::Failed && result.failure.as_ref().is_some_and(|f| f.observed.contains("still inside the relay"));
+        result.hint = match status {
+            Status::Error => None,
+            Status::Timeout => Some(TIMEOUT_HINT.to_owned()),
+            Status::Failed if stuck_here => Some(STUCK_HINT.to_owned()),
+            Status::Failed | Status::Passed => Some(scenario.hint.clone()),
+        };
         result.timeline = timeline(scenario, &records, &begun, failed_step);
-        result.backtrace = panic.and_then(|p| p.backtrace.clone());
+        if let Some(p) = panic.filter(|_| status == Status::Error) {
+            result.backtrace = p.backtrace.as_deref().map(|bt| trim_backtrace(bt, shown));
+            result.stopped_at = Some(format!(
+                "{}: {}",
+                p.location.as_deref().map(shown).unwrap_or_else(|| "an unknown place".into()),
+                p.message
+            ));
+        }
     }
     result
 }
@@ -181,6 +207,7 @@ fn missing_step(
     stuck: Option<&StuckRecord>,
     run: &Run,
     timeout_ms: u64,
+    observing: bool,
 ) -> (Status, String, Option<Failure>) {
     let step = &scenario.steps[i].step;
     let at = begun_at.map(clock).unwrap_or_else(|| "?".into());
@@ -210,7 +237,12 @@ fn missing_step(
         };
         return (Status::Failed, message, Some(failure));
     }
-    let place = if begun_at.is_some() {
+    let place = if observing {
+        format!(
+            "after step {} at {at} ({action}), in the grader's call to Relay::breaker_state or Relay::transitions, which never returned",
+            i + 1
+        )
+    } else if begun_at.is_some() {
         format!("during step {} at {at} ({action})", i + 1)
     } else {
         "before the first step, while building the relay".to_owned()
@@ -467,4 +499,39 @@ fn timeline(
         }
     }
     out
+}
+
+/// A panic backtrace from the first frame of the code under test on, with the frames of
+/// the panic machinery and the harness left out and paths shown the way people know them.
+fn trim_backtrace(bt: &str, shown: &dyn Fn(&str) -> String) -> String {
+    let lines: Vec<&str> = bt.lines().collect();
+    let is_frame = |l: &str| {
+        let t = l.trim_start();
+        t.split_once(':').is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+    };
+    let machinery = |l: &str| {
+        ["std::", "core::", "__rust", "lab4_harness::events", "rust_begin_unwind", "<alloc::", "alloc::"]
+            .iter()
+            .any(|m| l.contains(m))
+    };
+    let start = lines
+        .iter()
+        .position(|l| is_frame(l) && !machinery(l))
+        .unwrap_or(0);
+    lines[start..]
+        .iter()
+        .map(|l| match l.trim_start().strip_prefix("at ") {
+            Some(path) => {
+                let indent = &l[..l.len() - l.trim_start().len()];
+                let (file, rest) = path.split_once(':').unwrap_or((path, ""));
+                if rest.is_empty() {
+                    format!("{indent}at {}", shown(file))
+                } else {
+                    format!("{indent}at {}:{rest}", shown(file))
+                }
+            }
+            None => (*l).to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }

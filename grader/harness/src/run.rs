@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Barrier, Mutex, PoisonError};
 use std::time::Duration;
 
 use fixture_targets::{Activity, Behaviour, ScriptedTarget};
@@ -125,6 +125,7 @@ pub fn run(plan: &Plan, build: BuildRelay) -> i32 {
                 return BAD_PLAN;
             }
         };
+        emit(&Event::Observing { step });
         let record = world.record(step, at_ms, &outcome);
         emit(&Event::Step(record));
         if *world
@@ -164,16 +165,21 @@ impl World {
             Action::Send { target, count } => {
                 let mut ids = Vec::new();
                 for _ in 0..*count {
-                    let id = self.spawn(target)?;
+                    let id = self.spawn(target, None)?;
                     self.settle(&[id], target)?;
                     ids.push(id);
                 }
                 Ok(ids)
             }
             Action::SendConcurrent { target, count } => {
+                // Every request thread waits at the gate until all of them are ready, then
+                // they call the relay at the same instant: as much contention as threads
+                // can make, so a race between "may I go?" and "I am going" shows up.
+                let gate = Arc::new(Barrier::new(*count as usize + 1));
                 let ids = (0..*count)
-                    .map(|_| self.spawn(target))
+                    .map(|_| self.spawn(target, Some(gate.clone())))
                     .collect::<Result<Vec<_>, _>>()?;
+                gate.wait();
                 self.settle(&ids, target)?;
                 Ok(ids)
             }
@@ -205,8 +211,9 @@ impl World {
             .ok_or_else(|| Failure::BadPlan(format!("no target named {name}")))
     }
 
-    /// Starts one request on its own thread.
-    fn spawn(&mut self, target: &str) -> Result<u64, Failure> {
+    /// Starts one request on its own thread; with a `gate`, the request waits there until
+    /// every request of its batch has started.
+    fn spawn(&mut self, target: &str, gate: Option<Arc<Barrier>>) -> Result<u64, Failure> {
         let id = self.next_id;
         self.next_id += 1;
         let result = Arc::new(Mutex::new(None));
@@ -221,6 +228,9 @@ impl World {
             .name(format!("request-{id}"))
             .spawn(move || {
                 let finish = finish;
+                if let Some(gate) = gate {
+                    gate.wait();
+                }
                 let code = catch_unwind(AssertUnwindSafe(|| relay.handle(&request)));
                 let ended = match code {
                     Ok(code) => Ended::Returned(code),

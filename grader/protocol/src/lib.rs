@@ -106,6 +106,12 @@ pub enum Event {
         /// Fake-clock milliseconds.
         at_ms: u64,
     },
+    /// Action `step` is done; the harness is about to read the relay's state
+    /// (`breaker_state`, `transitions`) for its record.
+    Observing {
+        /// Index into the plan's actions.
+        step: usize,
+    },
     /// Action `step` finished; what came of it.
     Step(StepRecord),
     /// Code under test panicked.

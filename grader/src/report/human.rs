@@ -50,7 +50,23 @@ pub fn write(
             writeln!(out, "  {line}")?;
         }
     }
-    for cat in &report.categories {
+    if !report.source_warnings.is_empty() {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "{}",
+            "Rule breaks found in the code itself:".yellow().bold()
+        )?;
+        for w in &report.source_warnings {
+            writeln!(out, "  {}: {}", w.location, w.message)?;
+        }
+    }
+    start_here(report, out)?;
+    let mut categories: Vec<_> = report.categories.iter().collect();
+    if opts.failures_first {
+        categories.sort_by_key(|c| c.score == c.max_score);
+    }
+    for cat in categories {
         writeln!(out)?;
         let score = format!("{}/{}", cat.score, cat.max_score);
         writeln!(
@@ -59,7 +75,15 @@ pub fn write(
             cat.title.bold(),
             colour_score(&score, cat.score, cat.max_score)
         )?;
-        for s in report.scenarios.iter().filter(|s| s.category == cat.id) {
+        let mut scenarios: Vec<_> = report
+            .scenarios
+            .iter()
+            .filter(|s| s.category == cat.id)
+            .collect();
+        if opts.failures_first {
+            scenarios.sort_by_key(|s| s.status == Status::Passed);
+        }
+        for s in scenarios {
             scenario(s, opts, out)?;
         }
     }
@@ -96,6 +120,44 @@ fn colour_score(text: &str, score: u32, max: u32) -> colored::ColoredString {
     } else {
         text.yellow()
     }
+}
+
+/// The one thing to look at first: the places where code under test stopped (a
+/// `todo!()` or a panic), most common first; otherwise the first scenario that did not
+/// pass, in the rubric's order.
+fn start_here(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
+    if report.compile_errors.is_some() || report.all_passed() {
+        return Ok(());
+    }
+    let mut stops: Vec<(&str, usize)> = Vec::new();
+    for s in &report.scenarios {
+        if let Some(at) = &s.stopped_at {
+            match stops.iter_mut().find(|(place, _)| place == at) {
+                Some((_, n)) => *n += 1,
+                None => stops.push((at, 1)),
+            }
+        }
+    }
+    stops.sort_by(|a, b| b.1.cmp(&a.1));
+    writeln!(out)?;
+    writeln!(out, "{}", "Start here:".bold())?;
+    for (place, n) in &stops {
+        let what = match place.split_once(": not yet implemented") {
+            Some((at, rest)) => format!("todo!() at {at}{rest}"),
+            None => format!("a panic at {place}"),
+        };
+        let scenarios = if *n == 1 { "scenario" } else { "scenarios" };
+        writeln!(out, "  {n} {scenarios} stopped at {what}")?;
+    }
+    if let Some(first) = report
+        .scenarios
+        .iter()
+        .find(|s| s.status != Status::Passed && s.stopped_at.is_none())
+    {
+        writeln!(out, "  first scenario to fix, in the rubric's order: {}", first.name.bold())?;
+        writeln!(out, "    {}", first.message)?;
+    }
+    Ok(())
 }
 
 fn scenario(s: &ScenarioResult, opts: Options, out: &mut dyn Write) -> std::io::Result<()> {

@@ -131,6 +131,10 @@ pub struct ScenarioResult {
     /// The backtrace of a panic, when one was asked for (`-v`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub backtrace: Option<String>,
+    /// For a panic in the code under test: where (`file:line:column`) and its message.
+    /// Scenarios stopped by the same `todo!()` share it, so a report can group them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped_at: Option<String>,
 }
 
 /// The first place where observed and expected differ.
