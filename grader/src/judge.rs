@@ -12,7 +12,7 @@ use crate::runner::{Ending, Run};
 use crate::scenario::{Scenario, Step};
 
 /// The hint for requests stuck inside the relay, whatever the scenario was about.
-const STUCK_HINT: &str = "A request that is neither answered nor inside the target is waiting in your relay. Three usual causes: the bulkhead waits for a slot instead of returning E905; a slot is never given back (a failure or B201 path that skips it: use a guard whose Drop gives it back); or the breaker's lock is held while the target is called, so every other request to that target queues on the lock.";
+const STUCK_HINT: &str = "A request that is neither answered nor inside the target is still in your relay. The usual causes: the bulkhead waits for a slot instead of returning E905; a slot is never given back (a failure or B201 path that skips it: use a guard whose Drop gives it back); the breaker's lock is held while the target is called, so every other request to that target queues on the lock; or a loop that never ends.";
 
 /// The hint for a scenario whose process stopped making progress.
 const TIMEOUT_HINT: &str = "Look for a loop that never ends, or a lock taken twice on one thread (a std Mutex is not re-entrant: calling a method that locks from code that already holds the lock blocks forever).";
@@ -179,7 +179,12 @@ pub fn judge(
         // The hint must fit how the scenario failed: a todo!() or a panic names its own
         // place, and stuck or endless code has causes of its own whatever the scenario is
         // about. Only a wrong answer gets the scenario's hint.
-        let stuck_here = stuck.is_some() && status == Status::Failed && result.failure.as_ref().is_some_and(|f| f.observed.contains("still inside the relay"));
+        let stuck_here = stuck.is_some()
+            && status == Status::Failed
+            && result
+                .failure
+                .as_ref()
+                .is_some_and(|f| f.observed.contains("still inside the relay"));
         result.hint = match status {
             Status::Error => None,
             Status::Timeout => Some(TIMEOUT_HINT.to_owned()),
@@ -191,7 +196,10 @@ pub fn judge(
             result.backtrace = p.backtrace.as_deref().map(|bt| trim_backtrace(bt, shown));
             result.stopped_at = Some(format!(
                 "{}: {}",
-                p.location.as_deref().map(shown).unwrap_or_else(|| "an unknown place".into()),
+                p.location
+                    .as_deref()
+                    .map(shown)
+                    .unwrap_or_else(|| "an unknown place".into()),
                 p.message
             ));
         }
@@ -225,7 +233,7 @@ fn missing_step(
             "every request returns at once or waits inside the target (never inside the relay)"
                 .to_owned();
         let message = format!(
-            "step {} at {at} ({action}): {observed}; a caller is waiting for a lock or a slot instead of being rejected at once",
+            "step {} at {at} ({action}): {observed}; a caller is waiting (for a lock or a slot) or looping instead of being answered at once",
             i + 1
         );
         let failure = Failure {
@@ -289,7 +297,10 @@ fn panic_message(
     // state (breaker_state, transitions) after every step.
     let who = match p.thread.strip_prefix("request-") {
         Some(id) => format!(", in request #{id}"),
-        None => ", while the grader read the relay's state (Relay::breaker_state or Relay::transitions)".to_owned(),
+        None => {
+            ", while the grader read the relay's state (Relay::breaker_state or Relay::transitions)"
+                .to_owned()
+        }
     };
     let place = match p.step {
         Some(s) => format!(
@@ -507,12 +518,21 @@ fn trim_backtrace(bt: &str, shown: &dyn Fn(&str) -> String) -> String {
     let lines: Vec<&str> = bt.lines().collect();
     let is_frame = |l: &str| {
         let t = l.trim_start();
-        t.split_once(':').is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+        t.split_once(':')
+            .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
     };
     let machinery = |l: &str| {
-        ["std::", "core::", "__rust", "lab4_harness::events", "rust_begin_unwind", "<alloc::", "alloc::"]
-            .iter()
-            .any(|m| l.contains(m))
+        [
+            "std::",
+            "core::",
+            "__rust",
+            "lab4_harness::events",
+            "rust_begin_unwind",
+            "<alloc::",
+            "alloc::",
+        ]
+        .iter()
+        .any(|m| l.contains(m))
     };
     let start = lines
         .iter()

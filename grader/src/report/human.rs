@@ -154,7 +154,11 @@ fn start_here(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
         .iter()
         .find(|s| s.status != Status::Passed && s.stopped_at.is_none())
     {
-        writeln!(out, "  first scenario to fix, in the rubric's order: {}", first.name.bold())?;
+        writeln!(
+            out,
+            "  first scenario to fix, in the rubric's order: {}",
+            first.name.bold()
+        )?;
         writeln!(out, "    {}", first.message)?;
     }
     Ok(())

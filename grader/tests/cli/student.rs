@@ -7,7 +7,12 @@ use crate::util::{grader, kit, scratch_kit, stdout};
 
 #[test]
 fn list_shows_every_scenario_with_category_points_and_visibility() {
-    let output = grader().args(["list", "lab4"]).assert().code(0).get_output().clone();
+    let output = grader()
+        .args(["list", "lab4"])
+        .assert()
+        .code(0)
+        .get_output()
+        .clone();
     insta::assert_snapshot!("list", stdout(&output));
 }
 
@@ -59,7 +64,8 @@ fn watch_grades_again_when_a_file_is_saved() {
         }
     }
     assert!(
-        seen.iter().any(|l| l == "Total: 0/130 points, 0 of 31 scenarios passed"),
+        seen.iter()
+            .any(|l| l == "Total: 0/130 points, 0 of 31 scenarios passed"),
         "first report:\n{}",
         seen.join("\n")
     );
@@ -75,8 +81,12 @@ fn watch_grades_again_when_a_file_is_saved() {
     let text = rest.join("\n");
     assert_eq!(status.code(), Some(0), "{text}");
     assert!(
-        rest.first().is_some_and(|l| l.starts_with("+130 points (130/130): State machine now passes")),
+        rest.first()
+            .is_some_and(|l| l.starts_with("+130 points (130/130): State machine now passes")),
         "the second report opens with what changed:\n{text}"
     );
-    assert!(text.contains("Total: 130/130 points, 31 of 31 scenarios passed"), "{text}");
+    assert!(
+        text.contains("Total: 130/130 points, 31 of 31 scenarios passed"),
+        "{text}"
+    );
 }
