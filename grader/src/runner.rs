@@ -222,3 +222,78 @@ fn kill_group(pid: u32) {
         libc::kill(-pid, libc::SIGKILL);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stand-in for a harness: a shell script that reads its plan, starts `sleep` in
+    /// the background (writing its pid to `pid_file`), then spins.
+    fn spinner(dir: &Path, pid_file: &Path) -> std::path::PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let script = dir.join("spin.sh");
+        std::fs::write(
+            &script,
+            format!(
+                "#!/bin/sh\ncat >/dev/null\nsleep 1000 &\necho $! > '{}'\nwhile :; do :; done\n",
+                pid_file.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        script
+    }
+
+    fn plan() -> Plan {
+        serde_json::from_value(serde_json::json!({
+            "protocol": grader_protocol::PROTOCOL_VERSION,
+            "results_path": "",
+            "stuck_after_ms": 1,
+            "targets": [],
+            "actions": [],
+        }))
+        .expect("a minimal plan")
+    }
+
+    #[test]
+    fn the_cpu_limit_stops_a_spinning_child_and_nothing_it_started_survives() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("sleep.pid");
+        let script = spinner(dir.path(), &pid_file);
+        let limits = Limits {
+            cpu_seconds: Some(1),
+            memory_bytes: Some(512 * 1024 * 1024),
+        };
+        let run = run(&script, plan(), Duration::from_secs(60), limits, false).unwrap();
+        assert_eq!(run.ending, Ending::Signaled(libc::SIGXCPU), "{run:?}");
+        let pid = std::fs::read_to_string(&pid_file).unwrap();
+        let pid = pid.trim();
+        assert!(!pid.is_empty());
+        // The group was killed; the sleep is gone, or at most a zombie about to be reaped.
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        let state = status
+            .lines()
+            .find(|l| l.starts_with("State:"))
+            .unwrap_or("State: gone");
+        assert!(
+            status.is_empty() || state.contains('Z') || !status.contains("Name:\tsleep"),
+            "the background sleep survived: {state}"
+        );
+    }
+
+    #[test]
+    fn the_wall_clock_limit_stops_a_child_without_limits() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("sleep.pid");
+        let script = spinner(dir.path(), &pid_file);
+        let run = run(
+            &script,
+            plan(),
+            Duration::from_millis(300),
+            Limits::default(),
+            false,
+        )
+        .unwrap();
+        assert_eq!(run.ending, Ending::TimedOut);
+    }
+}

@@ -6,6 +6,9 @@
 mod audit;
 mod check;
 mod errors;
+mod formats;
 mod robustness;
 mod student;
+mod submission;
+mod subs;
 mod util;

@@ -1,0 +1,147 @@
+//! Making submission folders for the tests of `--submission` and `grader grade`, out of
+//! the reference solution's files and the lab's mutants.
+//!
+//! Each test gets a folder of its own under `<kit>/target/cli-tests/`, at the same path
+//! on every run: a submission's build key comes from its path, so the next run of the
+//! suite reuses its build instead of adding one.
+
+use std::path::{Path, PathBuf};
+
+use crate::util::kit;
+
+/// The lab's declared files, relative to the student crate.
+pub const FILES: [&str; 3] = ["src/breaker.rs", "src/bulkhead.rs", "src/relay.rs"];
+
+/// Where a submission keeps its files.
+#[derive(Clone, Copy, Debug)]
+pub enum Layout {
+    /// A clone of the kit: `crates/relay_base/src/breaker.rs`.
+    Kit,
+    /// The crate: `src/breaker.rs`.
+    Crate,
+    /// Just the files: `breaker.rs`.
+    Flat,
+}
+
+impl Layout {
+    /// Where declared file `file` (`src/breaker.rs`) goes.
+    pub fn place(self, file: &str) -> PathBuf {
+        match self {
+            Layout::Kit => Path::new("crates/relay_base").join(file),
+            Layout::Crate => PathBuf::from(file),
+            Layout::Flat => PathBuf::from(Path::new(file).file_name().expect("a file name")),
+        }
+    }
+}
+
+/// An empty folder for `test`, at a path that does not change between runs.
+pub fn folder(test: &str) -> PathBuf {
+    let dir = kit().join("target").join("cli-tests").join(test);
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).expect("clear the test folder");
+    }
+    std::fs::create_dir_all(&dir).expect("create the test folder");
+    dir
+}
+
+/// The reference solution's version of declared file `file`.
+pub fn reference(file: &str) -> String {
+    let path = kit().join("solutions/lab4").join(file);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+}
+
+/// The reference's files with mutant `name`'s edits applied (`labs/lab4/mutants/`).
+pub fn mutant(name: &str) -> Vec<(String, String)> {
+    let path = kit().join("labs/lab4/mutants").join(format!("{name}.json"));
+    let text = std::fs::read_to_string(&path).expect("read the mutant");
+    let mutant: serde_json::Value = serde_json::from_str(&text).expect("a mutant is JSON");
+    let mut files = reference_files();
+    for edit in mutant["edits"].as_array().expect("edits") {
+        let file = edit["file"].as_str().expect("file");
+        let find = edit["find"].as_str().expect("find");
+        let replace = edit["replace"].as_str().expect("replace");
+        let entry = files
+            .iter_mut()
+            .find(|(f, _)| f == file)
+            .expect("an edit of a declared file");
+        assert_eq!(entry.1.matches(find).count(), 1, "{name}: {find}");
+        entry.1 = entry.1.replacen(find, replace, 1);
+    }
+    files
+}
+
+/// The reference's three files.
+pub fn reference_files() -> Vec<(String, String)> {
+    FILES
+        .iter()
+        .map(|f| ((*f).to_owned(), reference(f)))
+        .collect()
+}
+
+/// Writes `files` (declared path, content) into `dir` in `layout`.
+pub fn write(dir: &Path, layout: Layout, files: &[(String, String)]) {
+    for (file, text) in files {
+        let path = dir.join(layout.place(file));
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("create folder");
+        std::fs::write(&path, text).expect("write a submission file");
+    }
+}
+
+/// `files` with `code` put at the start of the body of the first `fn_start` (such as
+/// `pub fn new(`) in `file`.
+pub fn inject(files: &mut [(String, String)], file: &str, fn_start: &str, code: &str) {
+    let entry = files
+        .iter_mut()
+        .find(|(f, _)| f == file)
+        .expect("a declared file");
+    let at = entry.1.find(fn_start).expect("the function");
+    let body = at + entry.1[at..].find('{').expect("its body") + 1;
+    entry.1.insert_str(body, &format!("\n{code}\n"));
+}
+
+/// The JSON report on standard output.
+pub fn json(output: &std::process::Output) -> serde_json::Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "one JSON object on stdout ({e}):\n{}\nstderr:\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
+}
+
+/// Each scenario's name and status in a JSON report.
+pub fn statuses(report: &serde_json::Value) -> Vec<(String, String)> {
+    report["scenarios"]
+        .as_array()
+        .expect("scenarios")
+        .iter()
+        .map(|s| {
+            (
+                s["name"].as_str().expect("name").to_owned(),
+                s["status"].as_str().expect("status").to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// SHA-256 in lowercase hex.
+pub fn sha256(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// What `sha256sum FILES... | sha256sum` prints for these files: the documented
+/// student-files hash.
+pub fn listing_hash(files: &[(String, String)]) -> String {
+    let mut sorted: Vec<&(String, String)> = files.iter().collect();
+    sorted.sort();
+    let listing: String = sorted
+        .iter()
+        .map(|(f, t)| format!("{}  {f}\n", sha256(t.as_bytes())))
+        .collect();
+    sha256(listing.as_bytes())
+}
