@@ -12,8 +12,10 @@ use serde::Deserialize;
 use crate::subs::{self, Layout};
 use crate::util::{grader, kit};
 
-/// Gradescope's `results.json`, as specified; every field the grader may write.
+/// Gradescope's `results.json`, as specified; every field the grader may write. Fields
+/// this test does not look at are still type-checked by being here.
 #[derive(Debug, Deserialize)]
+#[allow(dead_code)]
 #[serde(deny_unknown_fields)]
 struct Results {
     score: f64,
@@ -31,6 +33,7 @@ struct Results {
 
 /// One Gradescope test.
 #[derive(Debug, Deserialize)]
+#[allow(dead_code)]
 #[serde(deny_unknown_fields)]
 struct Test {
     score: f64,

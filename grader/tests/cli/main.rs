@@ -4,6 +4,7 @@
 //! `snapshots/`; run `cargo insta review` after an intended change.
 
 mod audit;
+mod batch;
 mod check;
 mod errors;
 mod formats;

@@ -1,0 +1,242 @@
+//! `grader grade`: a folder of submissions, one of which hangs, one does not compile and
+//! one cannot be graded, still gives a complete gradebook.
+
+use serde::Deserialize;
+
+use crate::subs::{self, Layout};
+use crate::util::grader;
+
+/// `gradebook.json`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Gradebook {
+    schema_version: u32,
+    lab: String,
+    kit_version: String,
+    scenarios: usize,
+    scenarios_sha256: String,
+    max_score: u32,
+    categories: Vec<Category>,
+    submissions: Vec<Row>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct Category {
+    id: String,
+    title: String,
+    max_score: u32,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Row {
+    name: String,
+    status: String,
+    score: u32,
+    max_score: u32,
+    passed: usize,
+    categories: std::collections::BTreeMap<String, u32>,
+    compiled: Option<bool>,
+    student_files_sha256: Option<String>,
+    results_file: Option<String>,
+    message: String,
+}
+
+/// A CSV file as rows of fields (RFC 4180 quoting).
+fn csv(text: &str) -> Vec<Vec<String>> {
+    let mut rows = Vec::new();
+    let mut row = Vec::new();
+    let mut field = String::new();
+    let mut quoted = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (quoted, c) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                field.push('"');
+                chars.next();
+            }
+            (true, '"') => quoted = false,
+            (true, c) => field.push(c),
+            (false, '"') => quoted = true,
+            (false, ',') => row.push(std::mem::take(&mut field)),
+            (false, '\r') => {}
+            (false, '\n') => {
+                row.push(std::mem::take(&mut field));
+                rows.push(std::mem::take(&mut row));
+            }
+            (false, c) => field.push(c),
+        }
+    }
+    rows
+}
+
+#[test]
+fn a_batch_with_a_hang_a_compile_error_and_a_missing_file_completes() {
+    let root = subs::folder("batch");
+    let dir = root.join("submissions");
+    subs::write(
+        &dir.join("reference"),
+        Layout::Crate,
+        &subs::reference_files(),
+    );
+    subs::write(
+        &dir.join("mutant, shared breaker"),
+        Layout::Flat,
+        &subs::mutant("shared_breaker"),
+    );
+    let mut broken = subs::reference_files();
+    broken[2].1.push_str("\nfn nope() { let x: u8 = \"x\"; }\n");
+    subs::write(&dir.join("broken"), Layout::Kit, &broken);
+    // Spins on every E902 answer: only the scenarios that send one hang.
+    let mut hangs = subs::reference_files();
+    subs::inject(
+        &mut hangs,
+        "src/breaker.rs",
+        "pub fn counts_as_failure(",
+        "if code == Code::E902 { loop { std::hint::spin_loop(); } }",
+    );
+    subs::write(&dir.join("hangs"), Layout::Crate, &hangs);
+    subs::write(
+        &dir.join("missing"),
+        Layout::Crate,
+        &subs::reference_files()[..2],
+    );
+    subs::write(&dir.join(".hidden"), Layout::Crate, &[]);
+    std::fs::write(dir.join("notes.txt"), "not a submission").unwrap();
+
+    let out = root.join("results");
+    let output = grader()
+        .args(["grade", "lab4"])
+        .arg(&dir)
+        .arg("--results-dir")
+        .arg(&out)
+        .args(["--format", "gradescope", "--timeout", "2"])
+        .output()
+        .expect("the grader runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "one submission could not be graded:\n{stderr}"
+    );
+    assert!(!stderr.contains('\r'), "no progress bar off a terminal");
+    for i in 1..=5 {
+        assert!(stderr.contains(&format!("[{i}/5] ")), "{stderr}");
+    }
+
+    let book: Gradebook =
+        serde_json::from_str(&std::fs::read_to_string(out.join("gradebook.json")).unwrap())
+            .expect("gradebook.json");
+    assert_eq!(book.schema_version, 1);
+    assert_eq!(book.lab, "lab4");
+    assert_eq!(book.kit_version, env!("CARGO_PKG_VERSION"));
+    assert_eq!(book.scenarios_sha256.len(), 64);
+    assert!(book.scenarios > 0);
+    assert_eq!(
+        book.max_score,
+        book.categories.iter().map(|c| c.max_score).sum::<u32>()
+    );
+    let names: Vec<&str> = book.submissions.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "broken",
+            "hangs",
+            "missing",
+            "mutant, shared breaker",
+            "reference"
+        ]
+    );
+    let row = |name: &str| book.submissions.iter().find(|r| r.name == name).unwrap();
+    let reference = row("reference");
+    assert_eq!(
+        (reference.status.as_str(), reference.score),
+        ("graded", book.max_score)
+    );
+    assert_eq!(reference.passed, book.scenarios);
+    assert_eq!(
+        reference.categories.values().sum::<u32>(),
+        reference.score,
+        "per-category points add up"
+    );
+    assert_eq!(
+        reference.student_files_sha256.as_deref(),
+        Some(subs::listing_hash(&subs::reference_files()).as_str())
+    );
+    let mutant = row("mutant, shared breaker");
+    assert_eq!(mutant.status, "graded");
+    assert!(mutant.score < mutant.max_score);
+    let broken = row("broken");
+    assert_eq!(
+        (broken.status.as_str(), broken.score, broken.compiled),
+        ("graded", 0, Some(false))
+    );
+    let hangs = row("hangs");
+    assert_eq!(hangs.status, "graded");
+    assert!(
+        hangs.score > 0 && hangs.score < hangs.max_score,
+        "{hangs:?}"
+    );
+    let missing = row("missing");
+    assert_eq!(missing.status, "could_not_grade");
+    assert!(
+        missing.message.contains("src/relay.rs"),
+        "{}",
+        missing.message
+    );
+
+    for r in &book.submissions {
+        let file = out.join(r.results_file.as_ref().expect("a results file"));
+        let results: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        assert_eq!(results["score"], f64::from(r.score), "{}", r.name);
+        assert!(results["execution_time"].is_number());
+    }
+    let hang_results: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join(hangs.results_file.as_ref().unwrap())).unwrap(),
+    )
+    .unwrap();
+    let stopped = hang_results["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| {
+            let o = t["output"].as_str().unwrap();
+            o.contains("TIMEOUT") || o.contains("still inside the relay")
+        })
+        .count();
+    assert!(stopped > 0, "the hanging scenarios say so: {hang_results}");
+
+    let table = csv(&std::fs::read_to_string(out.join("gradebook.csv")).unwrap());
+    assert_eq!(
+        table[0][..5],
+        ["submission", "status", "score", "max_score", "passed"]
+    );
+    assert_eq!(table.len(), 1 + book.submissions.len());
+    for (line, r) in table[1..].iter().zip(&book.submissions) {
+        assert_eq!(line.len(), table[0].len(), "{line:?}");
+        assert_eq!(line[0], r.name);
+        assert_eq!(line[1], r.status);
+        assert_eq!(line[2], r.score.to_string());
+        for (i, column) in table[0].iter().enumerate() {
+            if let Some(points) = r.categories.get(column) {
+                assert_eq!(line[i], points.to_string());
+            }
+        }
+    }
+}
+
+#[test]
+fn an_empty_folder_is_a_usage_error() {
+    let dir = subs::folder("batch_empty");
+    grader()
+        .args(["grade", "lab4"])
+        .arg(&dir)
+        .arg("--results-dir")
+        .arg(dir.join("out"))
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("holds no sub-folders"));
+}
