@@ -17,43 +17,43 @@ use crate::util::{grader, kit};
 #[derive(Debug, Deserialize)]
 #[allow(dead_code)]
 #[serde(deny_unknown_fields)]
-struct Results {
-    score: f64,
-    execution_time: f64,
-    output: String,
-    output_format: Option<String>,
-    test_output_format: Option<String>,
-    test_name_format: Option<String>,
-    visibility: Option<String>,
-    stdout_visibility: Option<String>,
-    extra_data: serde_json::Map<String, serde_json::Value>,
-    tests: Vec<Test>,
-    leaderboard: Option<Vec<serde_json::Value>>,
+pub struct Results {
+    pub score: f64,
+    pub execution_time: f64,
+    pub output: String,
+    pub output_format: Option<String>,
+    pub test_output_format: Option<String>,
+    pub test_name_format: Option<String>,
+    pub visibility: Option<String>,
+    pub stdout_visibility: Option<String>,
+    pub extra_data: serde_json::Map<String, serde_json::Value>,
+    pub tests: Vec<Test>,
+    pub leaderboard: Option<Vec<serde_json::Value>>,
 }
 
 /// One Gradescope test.
 #[derive(Debug, Deserialize)]
 #[allow(dead_code)]
 #[serde(deny_unknown_fields)]
-struct Test {
-    score: f64,
-    max_score: f64,
-    status: String,
-    name: String,
-    name_format: Option<String>,
-    number: Option<String>,
-    output: String,
-    output_format: Option<String>,
-    tags: Vec<String>,
-    visibility: String,
-    extra_data: Option<serde_json::Value>,
+pub struct Test {
+    pub score: f64,
+    pub max_score: f64,
+    pub status: String,
+    pub name: String,
+    pub name_format: Option<String>,
+    pub number: Option<String>,
+    pub output: String,
+    pub output_format: Option<String>,
+    pub tags: Vec<String>,
+    pub visibility: String,
+    pub extra_data: Option<serde_json::Value>,
 }
 
 const VISIBILITIES: [&str; 4] = ["hidden", "after_due_date", "after_published", "visible"];
 const TEXT_FORMATS: [&str; 5] = ["text", "html", "simple_format", "md", "ansi"];
 
 /// Reads and checks a `results.json` against Gradescope's rules.
-fn gradescope(path: &Path) -> Results {
+pub fn gradescope(path: &Path) -> Results {
     let text = std::fs::read_to_string(path).expect("a results.json");
     assert!(!text.contains('\r'), "Unix line endings");
     let r: Results = serde_json::from_str(&text).expect("results.json has Gradescope's shape");

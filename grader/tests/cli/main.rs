@@ -6,6 +6,7 @@
 mod audit;
 mod batch;
 mod check;
+mod ci;
 mod errors;
 mod formats;
 mod robustness;

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Grades a student's repository with a pristine copy of the kit: JUnit and JSON results,
+# a summary for the CI page, and a failing status below the pass mark. The GitHub Actions
+# workflow next to this file runs it; any CI can.
+#
+# Environment (all optional):
+#   KIT         the kit's folder                      (default: two folders above this script)
+#   SUBMISSION  the student's checkout                (default: the current folder)
+#   LAB         the lab                               (default: lab4)
+#   PASS_MARK   points to pass, or a percentage ("60%"); 0 fails only when grading fails
+#                                                     (default: 0)
+#   RESULTS     where results.xml and results.json go (default: grader-results)
+#   GRADER      the grader program                    (default: KIT/target/release/grader,
+#                                                      built with cargo if missing)
+# Exit status: 0 graded and at or above the pass mark; 1 below it; 2 the submission could
+# not be graded (a lab file missing or unsafe); 3 the grader or the kit failed.
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+KIT=${KIT:-$(cd "$here/../.." && pwd)}
+SUBMISSION=${SUBMISSION:-.}
+LAB=${LAB:-lab4}
+PASS_MARK=${PASS_MARK:-0}
+RESULTS=${RESULTS:-grader-results}
+GRADER=${GRADER:-$KIT/target/release/grader}
+
+say() { printf '%s\n' "$*" >&2; }
+annotate() { # level title message: a GitHub annotation on GitHub, a plain line elsewhere
+  if [ -n "${GITHUB_ACTIONS:-}" ]; then printf '::%s title=%s::%s\n' "$1" "$2" "$3"; else say "$1: $2: $3"; fi
+}
+
+if [ ! -x "$GRADER" ]; then
+  say "building the grader ..."
+  cargo build --release --locked -p grader --manifest-path "$KIT/Cargo.toml" || exit 3
+fi
+mkdir -p "$RESULTS" || exit 3
+
+# JSON first (the score), then JUnit for test reporters; the second run rebuilds nothing.
+"$GRADER" --kit "$KIT" --color never check "$LAB" --submission "$SUBMISSION" \
+  --format json --output "$RESULTS/results.json"
+status=$?
+"$GRADER" --kit "$KIT" --color never check "$LAB" --submission "$SUBMISSION" \
+  --format junit --output "$RESULTS/results.xml" 2>/dev/null
+case $status in
+  0 | 1) ;;
+  2) annotate error "Not graded" "the submission could not be graded: see the messages above"; exit 2 ;;
+  *) annotate error "Grader failure" "the grader failed (exit status $status); this is not a verdict on the code"; exit 3 ;;
+esac
+
+# score, max_score, the category table and the provenance line, from the JSON report.
+summary=$(python3 - "$RESULTS/results.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(r["score"], r["max_score"])
+print(f"### {r['lab']}: {r['score']}/{r['max_score']} points\n")
+if r.get("compile_errors"):
+    print("**The code does not compile**, so no scenario could run; see the job log.\n")
+print("| category | points |\n|---|---|")
+for c in r["categories"]:
+    print(f"| {c['title']} | {c['score']}/{c['max_score']} |")
+failed = [s for s in r["scenarios"] if s["status"] != "passed"]
+if failed:
+    print("\n| scenario | status | why |\n|---|---|---|")
+    for s in failed:
+        why = s["message"].replace("|", "\\|").replace("\n", " ")
+        print(f"| `{s['name']}` | {s['status']} | {why} |")
+p = r.get("provenance") or {}
+if p:
+    print(f"\ngrader {p['kit_version']}, scenarios `{p['scenarios_sha256'][:12]}`, "
+          f"student files `{p['student_files_sha256'][:12]}`; "
+          f"reproduce with `{p['reproduce']}` at the root of your repository.")
+PY
+) || { annotate error "Grader failure" "cannot read $RESULTS/results.json"; exit 3; }
+read -r score max <<<"$(head -n 1 <<<"$summary")"
+if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+  tail -n +2 <<<"$summary" >>"$GITHUB_STEP_SUMMARY"
+fi
+
+case $PASS_MARK in
+  *%) need=$(( (max * ${PASS_MARK%\%} + 99) / 100 )) ;;
+  *) need=$PASS_MARK ;;
+esac
+case $need in
+  '' | *[!0-9]*) annotate error "Pass mark" "PASS_MARK must be points (110) or a percentage (60%), not '$PASS_MARK'"; exit 2 ;;
+esac
+if [ "$score" -lt "$need" ]; then
+  annotate error "Grade" "$score/$max points, below the pass mark of $need"
+  exit 1
+fi
+annotate notice "Grade" "$score/$max points (pass mark: $need)"
+exit 0

@@ -1,0 +1,242 @@
+//! The shipped CI files, run here: Gradescope's `run_autograder` against a folder laid
+//! out as Gradescope lays it out (`submission/`, `results/`, `source/`), and the GitHub
+//! Actions grading step with its pass mark.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::formats::gradescope;
+use crate::subs::{self, Layout};
+use crate::util::kit;
+
+/// Runs `ci/gradescope/run_autograder` with `root` as `/autograder`, this kit as its
+/// source and `grader` as the program.
+fn run_autograder(root: &Path, grader: &Path) -> std::process::Output {
+    std::fs::create_dir_all(root.join("results")).unwrap();
+    std::fs::create_dir_all(root.join("source")).unwrap();
+    Command::new("bash")
+        .arg(kit().join("ci/gradescope/run_autograder"))
+        .current_dir(root)
+        .env("AUTOGRADER_ROOT", root)
+        .env("GRADER_KIT", kit())
+        .env("GRADER_BIN", grader)
+        .env("NO_COLOR", "1")
+        .env_remove("GRADER_WORK_DIR")
+        .output()
+        .expect("bash runs")
+}
+
+fn grader_bin() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_grader"))
+}
+
+#[test]
+fn run_autograder_grades_a_gradescope_submission() {
+    let root = subs::folder("gradescope_root");
+    subs::write(
+        &root.join("submission"),
+        Layout::Flat,
+        &subs::mutant("many_trials"),
+    );
+    let output = run_autograder(&root, grader_bin());
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let r = gradescope(&root.join("results/results.json"));
+    assert!(r.score > 0.0 && !r.tests.is_empty());
+    assert!(r.tests.iter().any(|t| t.status == "failed"));
+    assert_eq!(r.extra_data["status"], "graded");
+    let leftovers: Vec<_> = std::fs::read_dir(root.join("results"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(leftovers, ["results.json"], "no partial or log files left");
+}
+
+#[test]
+fn run_autograder_writes_results_when_nothing_can_be_graded() {
+    // No lab file in the submission: the grader's own could-not-grade result.
+    let root = subs::folder("gradescope_empty");
+    std::fs::create_dir_all(root.join("submission")).unwrap();
+    std::fs::write(root.join("submission/notes.txt"), "I forgot my code").unwrap();
+    assert_eq!(run_autograder(&root, grader_bin()).status.code(), Some(0));
+    let r = gradescope(&root.join("results/results.json"));
+    assert_eq!(r.score, 0.0);
+    assert_eq!(r.extra_data["status"], "could_not_grade");
+    assert!(r.output.contains("breaker.rs"), "{}", r.output);
+
+    // No grader at all.
+    let root = subs::folder("gradescope_no_grader");
+    subs::write(
+        &root.join("submission"),
+        Layout::Flat,
+        &subs::reference_files(),
+    );
+    assert_eq!(
+        run_autograder(&root, &root.join("missing-grader"))
+            .status
+            .code(),
+        Some(0)
+    );
+    let r = gradescope(&root.join("results/results.json"));
+    assert_eq!(r.score, 0.0);
+    assert_eq!(r.extra_data["status"], "error");
+    assert!(r.output.contains("could not grade"), "{}", r.output);
+
+    // A grader that dies half-way through its file, with quotes and a tab in its dying
+    // words: the half-written file never reaches the platform.
+    let root = subs::folder("gradescope_crash");
+    subs::write(
+        &root.join("submission"),
+        Layout::Flat,
+        &subs::reference_files(),
+    );
+    let crasher = root.join("crasher.sh");
+    std::fs::write(
+        &crasher,
+        r#"#!/bin/sh
+while [ $# -gt 0 ]; do [ "$1" = --output ] && file=$2; shift; done
+printf '{"score": 130, "tests": [' > "$file"
+printf 'thread "main" panicked\tat \\ somewhere\n' >&2
+kill -SEGV $$
+"#,
+    )
+    .unwrap();
+    let chmod = Command::new("chmod")
+        .arg("+x")
+        .arg(&crasher)
+        .status()
+        .unwrap();
+    assert!(chmod.success());
+    assert_eq!(run_autograder(&root, &crasher).status.code(), Some(0));
+    let r = gradescope(&root.join("results/results.json"));
+    assert_eq!(r.score, 0.0);
+    assert_eq!(r.extra_data["status"], "error");
+    assert!(r.output.contains("panicked"), "{}", r.output);
+}
+
+/// Runs `ci/github/grade.sh` in `dir` on the submission `dir/submission`.
+fn github_step(dir: &Path, pass_mark: &str) -> std::process::Output {
+    Command::new("bash")
+        .arg(kit().join("ci/github/grade.sh"))
+        .current_dir(dir)
+        .env("KIT", kit())
+        .env("SUBMISSION", "submission")
+        .env("GRADER", grader_bin())
+        .env("PASS_MARK", pass_mark)
+        .env("GITHUB_STEP_SUMMARY", dir.join("summary.md"))
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GRADER_WORK_DIR")
+        .output()
+        .expect("bash runs")
+}
+
+#[test]
+fn the_github_step_fails_below_the_pass_mark_and_keeps_its_results() {
+    let dir = subs::folder("github_step");
+    subs::write(
+        &dir.join("submission"),
+        Layout::Kit,
+        &subs::mutant("opens_one_late"),
+    );
+    let output = github_step(&dir, "100%");
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("below the pass mark"));
+    let junit = quick_junit::Report::deserialize_from_str(
+        &std::fs::read_to_string(dir.join("grader-results/results.xml")).unwrap(),
+    )
+    .expect("the JUnit file");
+    assert!(junit.failures > 0);
+    let report: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("grader-results/results.json")).unwrap(),
+    )
+    .unwrap();
+    let score = report["score"].as_u64().unwrap();
+    let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    assert!(
+        summary.contains(&format!("{score}/{} points", report["max_score"])),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("| `sm_opens_at_threshold` | failed |"),
+        "{summary}"
+    );
+
+    let output = github_step(&dir, &score.to_string());
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "at the pass mark: {output:?}"
+    );
+    let output = github_step(&dir, "lots");
+    assert_eq!(output.status.code(), Some(2), "a bad pass mark: {output:?}");
+}
+
+#[test]
+fn the_github_workflow_runs_the_step_and_uploads_the_results() {
+    let text = std::fs::read_to_string(kit().join("ci/github/grade.yml")).unwrap();
+    // Without a YAML parser among the kit's dependencies, check it with Python's when
+    // there is one; the structure matters more than the words.
+    let check = r#"
+import sys, yaml
+w = yaml.safe_load(open(sys.argv[1]))
+steps = w["jobs"]["grade"]["steps"]
+runs = " ".join(s.get("run", "") for s in steps)
+uses = [s.get("uses", "") for s in steps]
+assert "bash kit/ci/github/grade.sh" in runs, runs
+assert "cargo build --release --locked -p grader" in runs, runs
+assert sum(u.startswith("actions/checkout@") for u in uses) == 2, uses
+upload = [s for s in steps if s.get("uses", "").startswith("actions/upload-artifact@")]
+assert upload and upload[0]["if"] == "always()", upload
+assert "PASS_MARK" in w["env"], w["env"]
+"#;
+    match Command::new("python3")
+        .args(["-c", check])
+        .arg(kit().join("ci/github/grade.yml"))
+        .output()
+    {
+        Ok(out) if out.status.success() => {}
+        Ok(out) if String::from_utf8_lossy(&out.stderr).contains("No module named 'yaml'") => {
+            assert!(text.contains("bash kit/ci/github/grade.sh"));
+        }
+        Ok(out) => panic!("{}", String::from_utf8_lossy(&out.stderr)),
+        Err(_) => assert!(text.contains("bash kit/ci/github/grade.sh")),
+    }
+}
+
+#[test]
+fn the_gradescope_bundle_holds_the_scripts_and_the_kit_but_no_builds() {
+    if Command::new("zip").arg("-v").output().is_err()
+        || Command::new("unzip").arg("-v").output().is_err()
+    {
+        eprintln!("zip or unzip is not installed; not checking the bundle");
+        return;
+    }
+    let dir = subs::folder("bundle");
+    let zip = dir.join("autograder.zip");
+    let status = Command::new("bash")
+        .arg(kit().join("ci/gradescope/make_bundle.sh"))
+        .arg(&zip)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let list = Command::new("unzip").arg("-Z1").arg(&zip).output().unwrap();
+    let names = String::from_utf8_lossy(&list.stdout);
+    let names: Vec<&str> = names.lines().collect();
+    for wanted in [
+        "setup.sh",
+        "run_autograder",
+        "Cargo.toml",
+        "Cargo.lock",
+        "labs/lab4/lab.json",
+        "grader/src/main.rs",
+        "crates/relay_base/src/breaker.rs",
+    ] {
+        assert!(names.contains(&wanted), "{wanted} missing from {names:?}");
+    }
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.starts_with("target/") || n.starts_with(".git/")),
+        "{names:?}"
+    );
+}
