@@ -36,6 +36,8 @@ pub struct Column {
 pub struct Audit {
     /// Scenario names, in report order, with whether each is a smoke test.
     pub scenarios: Vec<(String, bool)>,
+    /// The hidden ones among them: only submission grading runs these.
+    pub hidden: Vec<String>,
     /// The reference first, then each mutant.
     pub columns: Vec<Column>,
     /// Everything wrong, one sentence each. Empty when the audit passes.
@@ -89,8 +91,15 @@ pub fn audit(
         .map(|s| (s.name.clone(), s.smoke))
         .collect();
     let problems = findings(&scenarios, &columns, &mutants);
+    let hidden = selection
+        .scenarios
+        .iter()
+        .filter(|s| s.visibility == crate::scenario::Visibility::Hidden)
+        .map(|s| s.name.clone())
+        .collect();
     Ok(Audit {
         scenarios,
+        hidden,
         columns,
         problems,
     })
@@ -208,8 +217,15 @@ pub fn write_matrix(audit: &Audit, out: &mut dyn Write) -> std::io::Result<()> {
             };
             write!(out, " {cell:>2}")?;
         }
+        let mut notes = Vec::new();
+        if audit.hidden.contains(name) {
+            notes.push("hidden");
+        }
         if *smoke {
-            write!(out, "  (smoke)")?;
+            notes.push("smoke");
+        }
+        if !notes.is_empty() {
+            write!(out, "  ({})", notes.join(", "))?;
         }
         writeln!(out)?;
     }
@@ -237,4 +253,73 @@ pub fn write_matrix(audit: &Audit, out: &mut dyn Write) -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn column(name: &str, failed: &[&str], scenarios: &[&str]) -> Column {
+        Column {
+            name: name.into(),
+            title: format!("{name} title"),
+            runs: scenarios
+                .iter()
+                .map(|s| {
+                    let status = if failed.contains(s) {
+                        Status::Failed
+                    } else {
+                        Status::Passed
+                    };
+                    ((*s).to_owned(), vec![status, status])
+                })
+                .collect(),
+            compile_errors: None,
+        }
+    }
+
+    fn mutant(name: &str, caught_by: &[&str]) -> Mutant {
+        Mutant {
+            format_version: 1,
+            name: name.into(),
+            title: format!("{name} title"),
+            mistake: String::new(),
+            caught_by: caught_by.iter().map(|s| (*s).to_owned()).collect(),
+            edits: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_scenario_that_stopped_catching_its_mutant_is_named() {
+        let names = ["sharp", "weakened"];
+        let scenarios: Vec<(String, bool)> =
+            names.iter().map(|n| ((*n).to_owned(), false)).collect();
+        let columns = [
+            column("reference", &[], &names),
+            column("m1", &["sharp"], &names),
+        ];
+        let problems = findings(&scenarios, &columns, &[mutant("m1", &["weakened"])]);
+        assert_eq!(
+            problems,
+            [
+                "mutant m1 should be caught by weakened, but passes it",
+                "weakened catches no mutant: make it sharper, or mark it \"smoke\": true if it only checks that things work",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_verdict_that_changes_between_runs_is_flaky() {
+        let names = ["racy"];
+        let scenarios = vec![("racy".to_owned(), false)];
+        let mut m1 = column("m1", &["racy"], &names);
+        m1.runs
+            .insert("racy".into(), vec![Status::Failed, Status::Passed]);
+        let columns = [column("reference", &[], &names), m1];
+        let problems = findings(&scenarios, &columns, &[mutant("m1", &["racy"])]);
+        assert_eq!(
+            problems,
+            ["racy is flaky on m1: its runs gave failed, passed"]
+        );
+    }
 }

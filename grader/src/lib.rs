@@ -25,11 +25,14 @@ pub mod lab;
 pub mod materialize;
 pub mod mutants;
 pub mod provenance;
+pub mod release;
 pub mod report;
 pub mod runner;
 pub mod scenario;
+pub mod schema;
 pub mod source_scan;
 pub mod submission;
+pub mod validation;
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;

@@ -5,6 +5,7 @@ use crate::check;
 use crate::cli::{AuditArgs, Format};
 use crate::error::Error;
 use crate::exit;
+use crate::validation;
 
 use super::{Ctx, run_options, written};
 
@@ -13,6 +14,12 @@ pub fn exec(ctx: &mut Ctx<'_>, args: AuditArgs) -> Result<u8, Error> {
     let lab = ctx.lab(&args.lab)?;
     if args.runs == 0 {
         return Err(Error::Usage("--runs must be at least 1".into()));
+    }
+    // An audit of a lab with a broken scenario or mutant would blame the wrong thing;
+    // points that do not add up change nothing it measures.
+    let validated = validation::lab(&lab);
+    if !validated.problems.is_empty() {
+        return Err(validation::refusal(&validated.problems, "audited"));
     }
     let selection = check::select(&lab, true, &[])?;
     let opts = run_options(&lab, &args.run, false)?;

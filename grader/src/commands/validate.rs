@@ -1,13 +1,246 @@
-//! `grader validate`.
+//! `grader validate`: check labs and scenario files without running any code.
+//!
+//! Each argument is a lab name, a lab folder (or its `lab.json`), a scenario file, a
+//! mutant file, or a folder of either; no argument means every lab of the kit. Problems go
+//! to standard error as `file:line:column: what is wrong`, each followed by a `help:` line
+//! when the fix is clear, then one summary line per argument. The exit status is 0 when
+//! everything is valid and 2 otherwise.
+
+use std::path::{Path, PathBuf};
 
 use crate::cli::ValidateArgs;
+use crate::diagnostic::{Diagnostic, did_you_mean};
 use crate::error::Error;
+use crate::exit;
+use crate::lab::{Lab, available_labs};
+use crate::validation;
 
 use super::Ctx;
 
+/// One thing to check, as worked out from an argument.
+enum Item {
+    /// A whole lab.
+    Lab(Lab),
+    /// Scenario files of a lab; `shown` is how the argument is named in the summary.
+    Scenarios {
+        lab: Lab,
+        files: Vec<PathBuf>,
+        shown: String,
+    },
+    /// Mutant files of a lab.
+    Mutants {
+        lab: Lab,
+        files: Vec<PathBuf>,
+        shown: String,
+    },
+    /// A lab whose manifest cannot be read.
+    Broken(String, Vec<Diagnostic>),
+}
+
 /// Runs `grader validate`.
-pub fn exec(_ctx: &mut Ctx<'_>, _args: ValidateArgs) -> Result<u8, Error> {
-    Err(Error::Usage(
-        "`grader validate` is not available yet".into(),
-    ))
+pub fn exec(ctx: &mut Ctx<'_>, args: ValidateArgs) -> Result<u8, Error> {
+    let mut items = Vec::new();
+    if args.paths.is_empty() {
+        let kit = crate::kit::find(ctx.kit.as_deref())?;
+        let labs = available_labs(&kit);
+        if labs.is_empty() {
+            return Err(Error::Usage(format!(
+                "there are no labs in {} (no labs/*/lab.json)",
+                kit.display()
+            )));
+        }
+        for name in labs {
+            items.push(load_lab(&kit, &name)?);
+        }
+    } else {
+        for arg in &args.paths {
+            items.push(resolve(ctx, arg)?);
+        }
+    }
+    let mut problems = 0;
+    for item in items {
+        let (found, summary) = check(item);
+        problems += found.len();
+        for p in &found {
+            let _ = writeln!(ctx.err, "{p}");
+        }
+        let _ = writeln!(ctx.err, "{summary}");
+    }
+    Ok(if problems == 0 {
+        exit::PASSED
+    } else {
+        exit::BAD_INPUT
+    })
+}
+
+/// Checks one item: its problems and its summary line.
+fn check(item: Item) -> (Vec<Diagnostic>, String) {
+    match item {
+        Item::Lab(lab) => {
+            let report = validation::lab(&lab);
+            (report.all_problems(), report.summary())
+        }
+        Item::Scenarios { lab, files, shown } => {
+            let (scenarios, problems) = validation::scenario_files(&lab, &files);
+            let n = files.len();
+            let points: u32 = scenarios.iter().map(|s| s.points).sum();
+            let what = format!(
+                "{shown}: {n} scenario file{} of {}",
+                if n == 1 { "" } else { "s" },
+                lab.manifest.name
+            );
+            let summary = if problems.is_empty() {
+                format!("{what}, {points} points: all valid")
+            } else {
+                format!("{what}: {}", count(problems.len()))
+            };
+            (problems, summary)
+        }
+        Item::Mutants { lab, files, shown } => {
+            let problems = validation::mutant_files(&lab, &files);
+            let n = files.len();
+            let what = format!(
+                "{shown}: {n} mutant{} of {}",
+                if n == 1 { "" } else { "s" },
+                lab.manifest.name
+            );
+            let summary = if problems.is_empty() {
+                format!("{what}: all valid")
+            } else {
+                format!("{what}: {}", count(problems.len()))
+            };
+            (problems, summary)
+        }
+        Item::Broken(name, problems) => {
+            let summary = format!("{name}: {}", count(problems.len()));
+            (problems, summary)
+        }
+    }
+}
+
+fn count(n: usize) -> String {
+    format!("{n} problem{}", if n == 1 { "" } else { "s" })
+}
+
+/// Loads a lab; a manifest that cannot be read is a problem to report, not a stop.
+fn load_lab(kit: &Path, name: &str) -> Result<Item, Error> {
+    match Lab::load(kit, name) {
+        Ok(lab) => Ok(Item::Lab(lab)),
+        Err(Error::Invalid(problems)) => Ok(Item::Broken(name.to_owned(), problems)),
+        Err(e) => Err(e),
+    }
+}
+
+/// Works out what an argument names.
+fn resolve(ctx: &Ctx<'_>, arg: &Path) -> Result<Item, Error> {
+    if !arg.exists() {
+        let kit = crate::kit::find(ctx.kit.as_deref())?;
+        let name = arg.to_string_lossy();
+        let labs = available_labs(&kit);
+        if labs.iter().any(|l| *l == name) {
+            return load_lab(&kit, &name);
+        }
+        let mut msg = format!("`{name}` is neither a file, a folder nor a lab of this kit");
+        match did_you_mean(&name, labs.iter().map(String::as_str)) {
+            Some(close) => msg.push_str(&format!("\n  help: did you mean `{close}`?")),
+            None => msg.push_str(&format!(
+                "\n  help: give scenario files, folders, or a lab name ({})",
+                labs.join(", ")
+            )),
+        }
+        return Err(Error::Usage(msg));
+    }
+    let abs = arg.canonicalize().map_err(|e| Error::io("open", arg, e))?;
+    let shown_arg = arg.display().to_string();
+    // A lab folder, or its manifest.
+    let lab_dir = if abs.is_dir() && abs.join("lab.json").is_file() {
+        Some(abs.clone())
+    } else if abs.file_name().is_some_and(|n| n == "lab.json") {
+        abs.parent().map(Path::to_path_buf)
+    } else {
+        None
+    };
+    if let Some(dir) = lab_dir {
+        let (kit, name) = lab_location(ctx, &dir)?;
+        return load_lab(&kit, &name);
+    }
+    let files = if abs.is_dir() {
+        let files = validation::json_files(&abs);
+        if files.is_empty() {
+            return Err(Error::Usage(format!(
+                "{shown_arg} holds no .json files\n  help: give scenario files, folders of them, or a lab name"
+            )));
+        }
+        files
+    } else if abs.extension().is_some_and(|x| x == "json") {
+        vec![abs.clone()]
+    } else {
+        return Err(Error::Usage(format!(
+            "{shown_arg} is not a .json file\n  help: give scenario files, folders of them, or a lab name"
+        )));
+    };
+    let lab = lab_of(ctx, &abs)?;
+    let folder = if abs.is_dir() {
+        abs.clone()
+    } else {
+        abs.parent().map(Path::to_path_buf).unwrap_or_default()
+    };
+    let in_mutants = folder
+        .canonicalize()
+        .ok()
+        .zip(crate::mutants::dir(&lab).canonicalize().ok())
+        .is_some_and(|(a, b)| a == b);
+    Ok(if in_mutants {
+        Item::Mutants {
+            lab,
+            files,
+            shown: shown_arg,
+        }
+    } else {
+        Item::Scenarios {
+            lab,
+            files,
+            shown: shown_arg,
+        }
+    })
+}
+
+/// The kit and lab name of a lab folder `labs/<name>`.
+fn lab_location(ctx: &Ctx<'_>, dir: &Path) -> Result<(PathBuf, String), Error> {
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let kit = dir
+        .parent()
+        .filter(|p| p.file_name().is_some_and(|n| n == "labs"))
+        .and_then(Path::parent)
+        .filter(|k| k.join("Cargo.toml").is_file());
+    match kit {
+        Some(kit) => Ok((kit.to_path_buf(), name)),
+        None => Ok((crate::kit::find(ctx.kit.as_deref())?, name)),
+    }
+}
+
+/// The lab a file or folder belongs to: the `labs/<lab>` folder it is in, or else the
+/// kit's only lab.
+fn lab_of(ctx: &Ctx<'_>, path: &Path) -> Result<Lab, Error> {
+    if let Some(dir) = path
+        .ancestors()
+        .skip(1)
+        .find(|a| a.join("lab.json").is_file())
+    {
+        let (kit, name) = lab_location(ctx, dir)?;
+        return Lab::load(&kit, &name);
+    }
+    let kit = crate::kit::find(ctx.kit.as_deref())?;
+    let labs = available_labs(&kit);
+    match labs.as_slice() {
+        [only] => Lab::load(&kit, only),
+        _ => Err(Error::Usage(format!(
+            "{} is not inside a lab folder, and this kit has {} labs, so which lab it belongs to is unclear\n  help: put the file under labs/<lab>/ (a drafts/ folder there is fine)",
+            path.display(),
+            labs.len()
+        ))),
+    }
 }

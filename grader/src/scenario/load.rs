@@ -17,6 +17,10 @@ pub fn describe_json_error(e: &serde_json::Error) -> String {
         Some(i) => text[..i].to_owned(),
         None => text,
     };
+    // serde names Rust types; people write numbers.
+    let text = text
+        .replace("expected u32", "expected a whole number")
+        .replace("expected u64", "expected a whole number");
     match e.classify() {
         Category::Syntax => format!("this is not valid JSON: {text}"),
         Category::Eof => format!("the file ends too early: {text}"),
@@ -24,20 +28,65 @@ pub fn describe_json_error(e: &serde_json::Error) -> String {
     }
 }
 
+/// The byte offset of a 1-based line and column (in characters) of `text`.
+fn offset_of(text: &str, line: usize, col: usize) -> usize {
+    let line_start = if line <= 1 {
+        0
+    } else {
+        text.match_indices('\n')
+            .nth(line - 2)
+            .map_or(text.len(), |(i, _)| i + 1)
+    };
+    text[line_start..]
+        .char_indices()
+        .nth(col.saturating_sub(1))
+        .map_or(text.len(), |(i, _)| line_start + i)
+}
+
+/// Where in `text` a serde_json error points. serde places "unknown field", "unknown
+/// variant" and "a string of the wrong type" at the closing quote of the word; this
+/// moves them to its opening quote, where a person looks for the word.
+pub fn error_offset(text: &str, e: &serde_json::Error) -> usize {
+    let offset = offset_of(text, e.line(), e.column());
+    let message = e.to_string();
+    let about_a_word = ["unknown field", "unknown variant", "invalid type: string"]
+        .iter()
+        .any(|m| message.starts_with(m));
+    if !about_a_word || text.as_bytes().get(offset) != Some(&b'"') {
+        return offset;
+    }
+    let before = &text.as_bytes()[..offset];
+    let mut i = offset;
+    while i > 0 {
+        i -= 1;
+        if before[i] == b'"' && (i == 0 || before[i - 1] != b'\\') {
+            return i;
+        }
+    }
+    offset
+}
+
+/// A diagnostic for a serde_json error in `text`, placed as [`error_offset`] says.
+pub fn json_error(shown: &Path, text: &str, e: &serde_json::Error) -> Diagnostic {
+    let pos = Pos::of_offset(text, error_offset(text, e));
+    let mut d = Diagnostic::at(shown, pos, describe_json_error(e));
+    let message = e.to_string();
+    if message.starts_with("missing field") {
+        d = d.help("every required field is listed in labs/README.md");
+    } else if message.starts_with("unknown variant") && message.contains("`expect_transitions`") {
+        d = d.help(
+            "a step is one of: script, send, send_concurrent, release, advance, expect, expect_transitions",
+        );
+    }
+    d
+}
+
 /// Reads and parses one scenario file. `shown` is the path used in messages.
 ///
 /// Returns every problem found by parsing; [`super::validate`] then checks the meaning.
 pub fn parse(lab: &Lab, text: &str, shown: &Path) -> Result<Scenario, Vec<Diagnostic>> {
-    let file: ScenarioFile<'_> = serde_json::from_str(text).map_err(|e| {
-        vec![Diagnostic::at(
-            shown,
-            Pos {
-                line: e.line(),
-                col: e.column(),
-            },
-            describe_json_error(&e),
-        )]
-    })?;
+    let file: ScenarioFile<'_> =
+        serde_json::from_str(text).map_err(|e| vec![json_error(shown, text, &e)])?;
     let mut problems = Vec::new();
     if file.format_version != SCENARIO_FORMAT_VERSION {
         problems.push(
@@ -64,22 +113,20 @@ pub fn parse(lab: &Lab, text: &str, shown: &Path) -> Result<Scenario, Vec<Diagno
                 span: offset..offset + slice.len(),
             }),
             Err(e) => {
-                let inner = if e.line() == 1 {
-                    Pos {
-                        line: pos.line,
-                        col: pos.col + e.column() - 1,
-                    }
-                } else {
-                    Pos {
-                        line: pos.line + e.line() - 1,
-                        col: e.column(),
-                    }
-                };
-                let mut d = Diagnostic::at(shown, inner, describe_json_error(&e));
-                if e.to_string().contains("unknown variant") {
-                    d = d.help(
-                        "a step is one of: script, send, send_concurrent, release, advance, expect, expect_transitions",
-                    );
+                // The error is placed in the step's text; place it in the file's.
+                let mut d = json_error(shown, slice, &e);
+                if let Some(inner) = d.pos {
+                    d.pos = Some(if inner.line == 1 {
+                        Pos {
+                            line: pos.line,
+                            col: pos.col + inner.col - 1,
+                        }
+                    } else {
+                        Pos {
+                            line: pos.line + inner.line - 1,
+                            col: inner.col,
+                        }
+                    });
                 }
                 problems.push(d);
             }

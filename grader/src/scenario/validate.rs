@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::Scenario;
-use super::model::{Step, TargetOverride};
+use super::model::{Step, TargetOverride, Visibility};
 use crate::diagnostic::{Diagnostic, did_you_mean};
 use crate::lab::Lab;
 use crate::scenario::load::key_pos;
@@ -93,8 +93,85 @@ pub fn check(
         problems: Vec::new(),
     };
     check_header(&mut c, overrides);
+    check_place(&mut c);
     check_steps(&mut c);
     c.problems
+}
+
+/// In the lab's `scenarios/` or `hidden/` folder: the file is named after the scenario,
+/// and its visibility matches the folder (students get `scenarios/`, never `hidden/`).
+fn check_place(c: &mut Checker<'_>) {
+    let s = c.scenario;
+    let full = c.lab.kit.join(&s.path);
+    let Some(dir) = full.parent() else {
+        return;
+    };
+    let in_visible = same_folder(dir, &c.lab.scenarios_dir());
+    let in_hidden = same_folder(dir, &c.lab.hidden_dir());
+    if !in_visible && !in_hidden {
+        return;
+    }
+    let stem = full
+        .file_stem()
+        .map(|x| x.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if stem != s.name {
+        c.top(
+            "name",
+            format!(
+                "the scenario is named `{}`, but its file is {stem}.json",
+                s.name
+            ),
+            Some(format!(
+                "rename the file to {}.json, or set \"name\": \"{stem}\"",
+                s.name
+            )),
+        );
+    }
+    let hidden_dir = crate::kit::shown_path(&c.lab.kit, &c.lab.hidden_dir());
+    let visible_dir = crate::kit::shown_path(&c.lab.kit, &c.lab.scenarios_dir());
+    if in_visible && s.visibility == Visibility::Hidden {
+        c.top(
+            "visibility",
+            format!(
+                "this scenario is marked hidden, but {}/ is published to students",
+                visible_dir.display()
+            ),
+            Some(format!(
+                "move the file to {}/, or make it \"visible\"",
+                hidden_dir.display()
+            )),
+        );
+    }
+    if in_hidden && s.visibility == Visibility::Visible {
+        let key = if c.text.contains("\"visibility\"") {
+            "visibility"
+        } else {
+            "name"
+        };
+        c.top(
+            key,
+            format!(
+                "this scenario is in {}/ but is marked visible (the default)",
+                hidden_dir.display()
+            ),
+            Some(format!(
+                "add \"visibility\": \"hidden\", or move the file to {}/ if students may see it",
+                visible_dir.display()
+            )),
+        );
+    }
+}
+
+/// Whether two paths name the same folder.
+fn same_folder(a: &std::path::Path, b: &std::path::Path) -> bool {
+    if a == b {
+        return true;
+    }
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
 }
 
 fn check_header(c: &mut Checker<'_>, overrides: &BTreeMap<String, TargetOverride>) {

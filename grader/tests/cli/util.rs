@@ -63,3 +63,32 @@ fn copy(from: &Path, to: &Path) {
         std::fs::copy(from, to).expect("copy file");
     }
 }
+
+/// Copies the kit's `paths` into `dir`, which may already exist; `target/` folders are
+/// skipped.
+pub fn copy_kit_paths(dir: &Path, paths: &[&str]) {
+    for rel in paths {
+        copy(&kit().join(rel), &dir.join(rel));
+    }
+}
+
+/// The cargo target folder this test binary was built in (where the grader binary is).
+pub fn target_dir() -> PathBuf {
+    Path::new(env!("CARGO_BIN_EXE_grader"))
+        .parent()
+        .and_then(Path::parent)
+        .expect("the grader binary lives in <target>/<profile>/")
+        .to_path_buf()
+}
+
+/// An empty folder for one test under the target folder, at the same path every run, so
+/// that builds made there are reused or overwritten by the next run instead of piling up
+/// in the shared build folder. Only one test may use a given name.
+pub fn test_dir(name: &str) -> PathBuf {
+    let dir = target_dir().join("grader-tests").join(name);
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).expect("empty the test folder");
+    }
+    std::fs::create_dir_all(&dir).expect("create the test folder");
+    dir
+}

@@ -1,0 +1,102 @@
+//! The JSON Schema of scenario files, generated from the types in
+//! [`crate::scenario::model`], so the schema cannot describe a format the grader does not
+//! read.
+//!
+//! Each lab keeps its schema beside its `lab.json` (`labs/<lab>/scenario.schema.json`),
+//! with the lab's target names and category ids filled in, and every scenario file points
+//! to it with `"$schema": "../scenario.schema.json"`. Editors that know JSON Schema then
+//! complete keys and words and underline mistakes as the file is typed. The file is
+//! checked in; a test fails when it no longer matches the types or the lab.
+
+use std::path::PathBuf;
+
+use schemars::generate::SchemaSettings;
+use serde_json::{Value, json};
+
+use crate::lab::Lab;
+use crate::scenario::model::ScenarioFile;
+
+/// The file name of a lab's scenario schema, in the lab's folder.
+pub const FILE_NAME: &str = "scenario.schema.json";
+
+/// What scenario files put in `"$schema"` to find their lab's schema.
+pub const REFERENCE: &str = "../scenario.schema.json";
+
+/// Where `lab`'s schema lives.
+pub fn path(lab: &Lab) -> PathBuf {
+    lab.dir.join(FILE_NAME)
+}
+
+/// The schema of scenario files in general: targets and categories are any string.
+pub fn generic() -> Value {
+    let generator = SchemaSettings::draft2020_12().into_generator();
+    generator
+        .into_root_schema_for::<ScenarioFile<'static>>()
+        .to_value()
+}
+
+/// The schema of `lab`'s scenario files: the general one, with the lab's targets and
+/// categories as the only words allowed where a target or a category goes.
+pub fn for_lab(lab: &Lab) -> Value {
+    let mut schema = generic();
+    let targets: Vec<&str> = lab
+        .manifest
+        .targets
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect();
+    let categories: Vec<&str> = lab
+        .manifest
+        .categories
+        .iter()
+        .map(|c| c.id.as_str())
+        .collect();
+    if let Some(defs) = schema.get_mut("$defs").and_then(Value::as_object_mut) {
+        if let Some(def) = defs.get_mut("TargetName").and_then(Value::as_object_mut) {
+            def.insert("enum".into(), json!(targets));
+        }
+        if let Some(def) = defs.get_mut("CategoryId").and_then(Value::as_object_mut) {
+            def.insert("enum".into(), json!(categories));
+        }
+    }
+    if let Some(root) = schema.as_object_mut() {
+        root.insert(
+            "title".into(),
+            json!(format!("A scenario of {}", lab.manifest.name)),
+        );
+    }
+    schema
+}
+
+/// The schema as it is written to disk: pretty JSON and a final newline.
+pub fn to_text(schema: &Value) -> String {
+    let mut text = serde_json::to_string_pretty(schema).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steps_are_described_one_variant_each() {
+        let schema = generic();
+        let text = schema.to_string();
+        for step in [
+            "script",
+            "send",
+            "send_concurrent",
+            "release",
+            "advance",
+            "expect",
+            "expect_transitions",
+        ] {
+            assert!(text.contains(&format!("\"{step}\"")), "no {step} in {text}");
+        }
+        let defs = &schema["$defs"];
+        assert_eq!(defs["Outcome"]["enum"].as_array().map(Vec::len), Some(8));
+        assert_eq!(schema["properties"]["steps"]["type"], "array");
+        assert_eq!(schema["additionalProperties"], false);
+    }
+}

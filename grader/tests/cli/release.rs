@@ -1,0 +1,353 @@
+//! `grader release`: the student edition holds what students need and nothing of the
+//! instructors' material. (That the edition builds and grades the skeleton is shown by
+//! the walk-through in `instructors.rs`, which releases and runs `cargo run -p grader --
+//! check lab4` in the released folder.)
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use crate::util::{grader, kit, scratch_kit, transcript};
+
+/// Every file under `dir`, relative to it.
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).expect("read folder").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.push(path.strip_prefix(dir).expect("inside").to_path_buf());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Releases the real kit's lab 4 into a new temporary folder.
+fn release() -> (tempfile::TempDir, PathBuf, std::process::Output) {
+    let tmp = tempfile::tempdir().expect("a temporary folder");
+    let out = tmp.path().join("lab4-student");
+    let output = grader()
+        .args(["release", "lab4", "--out"])
+        .arg(&out)
+        .output()
+        .expect("run the grader");
+    assert_eq!(output.status.code(), Some(0), "{}", transcript(&output));
+    (tmp, out, output)
+}
+
+/// Lines of code of the reference solution that are its own: not in the skeleton, long
+/// enough to be distinctive, not comments (the public API's documentation is shared with
+/// the skeleton by design), and not one of the few locking idioms the handout itself
+/// recommends.
+fn solution_only_lines() -> BTreeSet<String> {
+    const SHARED_IDIOMS: [&str; 3] = [
+        ".unwrap_or_else(PoisonError::into_inner)",
+        "self.inner.lock().unwrap_or_else(PoisonError::into_inner)",
+        "fn lock(&self) -> MutexGuard<'_, Inner> {",
+    ];
+    let lines_of = |dir: &str| -> BTreeSet<String> {
+        files(&kit().join(dir))
+            .iter()
+            .flat_map(|f| {
+                std::fs::read_to_string(kit().join(dir).join(f))
+                    .expect("read")
+                    .lines()
+                    .map(|l| l.trim().to_owned())
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    let skeleton = lines_of("crates/relay_base/src");
+    lines_of("solutions/lab4/src")
+        .into_iter()
+        .filter(|l| {
+            l.len() >= 30
+                && !l.starts_with("//")
+                && !skeleton.contains(l)
+                && !SHARED_IDIOMS.contains(&l.as_str())
+        })
+        .collect()
+}
+
+#[test]
+fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
+    let (_tmp, out, output) = release();
+    // What it says it did (the kit's other folders come and go, so only the ones that
+    // matter are named here).
+    let stderr = String::from_utf8_lossy(&output.stderr).replace(&out.display().to_string(), "DIR");
+    assert!(
+        stderr.starts_with("wrote the student edition of lab4 to DIR: "),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("\n  workspace members dropped from Cargo.toml: solutions/lab4\n"),
+        "{stderr}"
+    );
+    let left_out = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("  left out: "))
+        .expect("a left out line");
+    let left_out: Vec<&str> = left_out.split(", ").collect();
+    for dir in [
+        "docs",
+        "grader/tests",
+        "labs/README.md",
+        "labs/lab4/hidden",
+        "labs/lab4/mutants",
+        "solutions",
+    ] {
+        assert!(left_out.contains(&dir), "{dir} not in {left_out:?}");
+    }
+    assert!(
+        stderr.contains(
+            "\n  3 hidden scenarios (13 points) will run only when submissions are graded\n"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.ends_with("\n  next: cd DIR && cargo run -p grader -- check lab4\n"),
+        "{stderr}"
+    );
+
+    for present in [
+        "Cargo.toml",
+        "Cargo.lock",
+        "README.md",
+        "crates/relay_base/src/breaker.rs",
+        "crates/relay_kit/src/lib.rs",
+        "fixtures/targets/src/lib.rs",
+        "grader/Cargo.toml",
+        "grader/src/main.rs",
+        "grader/harness/main/src/main.rs",
+        "grader/protocol/src/lib.rs",
+        "labs/lab4/lab.json",
+        "labs/lab4/README.md",
+        "labs/lab4/scenario.schema.json",
+        "labs/lab4/scenarios/tr_full_cycle.json",
+    ] {
+        assert!(out.join(present).is_file(), "{present} is missing");
+    }
+    for absent in [
+        "solutions",
+        "labs/lab4/hidden",
+        "labs/lab4/mutants",
+        "labs/README.md",
+        "docs",
+        "grader/tests",
+        "scripts",
+        ".git",
+        "target",
+    ] {
+        assert!(!out.join(absent).exists(), "{absent} was released");
+    }
+
+    // The skeleton and the published scenarios as shipped, byte for byte.
+    for dir in ["crates/relay_base", "labs/lab4/scenarios"] {
+        let released = files(&out.join(dir));
+        assert_eq!(released, files(&kit().join(dir)), "{dir}");
+        for f in released {
+            assert_eq!(
+                std::fs::read(out.join(dir).join(&f)).expect("read"),
+                std::fs::read(kit().join(dir).join(&f)).expect("read"),
+                "{dir}/{}",
+                f.display()
+            );
+        }
+    }
+
+    // The workspace no longer names the solution, and the lock file agrees.
+    let manifest = std::fs::read_to_string(out.join("Cargo.toml")).expect("read");
+    assert!(!manifest.contains("solutions/lab4"), "{manifest}");
+    assert!(manifest.contains("\"crates/relay_base\""), "{manifest}");
+    let lock = std::fs::read_to_string(out.join("Cargo.lock")).expect("read");
+    assert!(!lock.contains("lab4_solution"));
+
+    // The README says what was left out.
+    let readme = std::fs::read_to_string(out.join("README.md")).expect("read");
+    assert!(readme.contains("## About this edition"), "{readme}");
+    assert!(readme.contains("`grader/tests/`"), "{readme}");
+
+    // Nothing of the reference solution, the mutants or the hidden scenarios.
+    let mut needles: Vec<String> = [
+        "trial_in_flight",
+        "consecutive_failures",
+        "fn settle(&self, ticket",
+        "enum Ticket",
+        "fn try_take_slot",
+        "struct Slot<'a>",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect();
+    needles.extend(solution_only_lines());
+    assert!(needles.len() > 40, "too few distinctive lines: {needles:?}");
+    for dir in ["labs/lab4/mutants", "labs/lab4/hidden"] {
+        for f in files(&kit().join(dir)) {
+            needles.push(f.display().to_string());
+            let stem = f
+                .file_stem()
+                .expect("a name")
+                .to_string_lossy()
+                .into_owned();
+            if dir.ends_with("hidden") {
+                needles.push(stem);
+            }
+        }
+    }
+    let mut leaks = Vec::new();
+    for f in files(&out) {
+        let text =
+            String::from_utf8_lossy(&std::fs::read(out.join(&f)).expect("read")).into_owned();
+        for needle in &needles {
+            if text.contains(needle.as_str()) || f.display().to_string().contains(needle.as_str()) {
+                leaks.push(format!("{}: {needle}", f.display()));
+            }
+        }
+    }
+    assert!(
+        leaks.is_empty(),
+        "leaked into the student edition:\n{}",
+        leaks.join("\n")
+    );
+
+    // The edition's workspace resolves from its own lock file, without the network.
+    let host = String::from_utf8(
+        std::process::Command::new("rustc")
+            .arg("-vV")
+            .output()
+            .expect("run rustc")
+            .stdout,
+    )
+    .expect("text");
+    let host = host
+        .lines()
+        .find_map(|l| l.strip_prefix("host: "))
+        .expect("rustc names its host");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let metadata = std::process::Command::new(cargo)
+        .args(["metadata", "--locked", "--offline", "--format-version", "1"])
+        .args(["--filter-platform", host])
+        .current_dir(&out)
+        .output()
+        .expect("run cargo metadata");
+    assert!(
+        metadata.status.success(),
+        "{}",
+        String::from_utf8_lossy(&metadata.stderr)
+    );
+    let packages: serde_json::Value = serde_json::from_slice(&metadata.stdout).expect("JSON");
+    let members: Vec<&str> = packages["workspace_members"]
+        .as_array()
+        .expect("members")
+        .iter()
+        .filter_map(|m| m.as_str())
+        .collect();
+    let kit_members = grader::release::workspace_members(
+        &std::fs::read_to_string(kit().join("Cargo.toml")).expect("read"),
+    );
+    assert_eq!(members.len(), kit_members.len() - 1, "{members:?}");
+    assert!(!members.iter().any(|m| m.contains("lab4_solution")));
+}
+
+#[test]
+fn release_refuses_a_folder_that_is_not_empty() {
+    let tmp = tempfile::tempdir().expect("a temporary folder");
+    std::fs::write(tmp.path().join("notes.txt"), "mine").expect("write");
+    let output = grader()
+        .args(["release", "lab4", "--out"])
+        .arg(tmp.path())
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let text = transcript(&output).replace(&tmp.path().display().to_string(), "DIR");
+    insta::assert_snapshot!(text, @r"
+    exit status: 2
+    ----- stdout -----
+    ----- stderr -----
+    error: DIR already exists and is not empty
+      help: give a new folder, or remove this one first
+    ");
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("notes.txt")).expect("read"),
+        "mine"
+    );
+}
+
+/// A reference file copied into the skeleton (to try something out, say) is caught, and
+/// nothing is left behind.
+#[test]
+fn a_solution_file_in_the_skeleton_stops_the_release() {
+    let scratch = scratch_kit(&[
+        "Cargo.toml",
+        "Cargo.lock",
+        "crates",
+        "fixtures",
+        "grader/Cargo.toml",
+        "grader/src",
+        "grader/harness",
+        "grader/protocol",
+        "solutions",
+        "labs",
+    ]);
+    std::fs::copy(
+        scratch.path().join("solutions/lab4/src/breaker.rs"),
+        scratch.path().join("crates/relay_base/src/breaker.rs"),
+    )
+    .expect("copy");
+    let out = scratch.path().join("student");
+    let output = grader()
+        .arg("--kit")
+        .arg(scratch.path())
+        .args(["release", "lab4", "--out"])
+        .arg(&out)
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    insta::assert_snapshot!(transcript(&output), @r"
+    exit status: 2
+    ----- stdout -----
+    ----- stderr -----
+    error: crates/relay_base/src/breaker.rs: this file is a copy of solutions/lab4/src/breaker.rs
+      help: restore the shipped version of the file in the kit (git checkout), then release again
+    1 problem found; nothing was released. Fix the file above and run again.
+    ");
+    assert!(!out.exists(), "a refused release leaves nothing behind");
+}
+
+/// A lab that does not validate is not released.
+#[test]
+fn an_invalid_lab_is_not_released() {
+    let scratch = scratch_kit(&["Cargo.toml", "labs", "solutions/lab4/src"]);
+    let lab = scratch.path().join("labs/lab4/lab.json");
+    let text = std::fs::read_to_string(&lab).expect("read");
+    std::fs::write(
+        &lab,
+        text.replace("\"total_points\": 143", "\"total_points\": 140"),
+    )
+    .expect("write");
+    let out = scratch.path().join("student");
+    let output = grader()
+        .arg("--kit")
+        .arg(scratch.path())
+        .args(["release", "lab4", "--out"])
+        .arg(&out)
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    insta::assert_snapshot!(transcript(&output), @r#"
+    exit status: 2
+    ----- stdout -----
+    ----- stderr -----
+    error: labs/lab4/lab.json:11:3: total_points is 140, but the scenarios add up to 143 (130 visible, 13 hidden)
+      help: set "total_points": 143, or change the points of the scenarios
+    1 problem found; nothing was released. Fix the file above and run again.
+    "#);
+    assert!(!out.exists());
+}

@@ -1,0 +1,302 @@
+//! `grader validate`: every kind of mistake in a scenario, mutant or lab file is reported
+//! at its line and column, without running any code; and the checked-in JSON Schema
+//! matches the types the grader reads.
+
+use std::path::Path;
+
+use crate::util::{grader, kit, scratch_kit, transcript};
+
+/// The shipped kit is valid, hidden scenarios and mutants included.
+#[test]
+fn the_shipped_kit_is_valid() {
+    let output = grader()
+        .arg("validate")
+        .assert()
+        .code(0)
+        .get_output()
+        .clone();
+    insta::assert_snapshot!(transcript(&output), @r"
+    exit status: 0
+    ----- stdout -----
+    ----- stderr -----
+    lab4: 34 scenarios (31 visible, 3 hidden), 143 points, 18 mutants: all valid
+    ");
+}
+
+/// Each file in `bad_scenarios/` holds one kind of mistake; each gets its own snapshot,
+/// named after the file, of exactly what `grader validate FILE` prints.
+#[test]
+fn each_kind_of_mistake_is_reported_where_it_is() {
+    let dir = Path::new("grader/tests/cli/bad_scenarios");
+    let mut files: Vec<_> = std::fs::read_dir(kit().join(dir))
+        .expect("the bad_scenarios folder")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 20, "only {} bad scenario files", files.len());
+    for file in &files {
+        let output = grader()
+            .arg("validate")
+            .arg(dir.join(file))
+            .output()
+            .expect("run the grader");
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{file} should be refused:\n{}",
+            transcript(&output)
+        );
+        let stem = file.trim_end_matches(".json");
+        insta::assert_snapshot!(format!("bad_{stem}"), transcript(&output));
+    }
+}
+
+/// Copies `files` from `bad_mutants/` into a scratch kit's mutants folder and validates
+/// the lab there.
+fn validate_with_mutant(file: &str) -> String {
+    let scratch = scratch_kit(&["Cargo.toml", "labs", "solutions/lab4/src"]);
+    let from = kit().join("grader/tests/cli/bad_mutants").join(file);
+    std::fs::copy(&from, scratch.path().join("labs/lab4/mutants").join(file))
+        .expect("copy the mutant");
+    let output = grader()
+        .arg("--kit")
+        .arg(scratch.path())
+        .args(["validate", "lab4"])
+        .output()
+        .expect("run the grader");
+    assert_eq!(output.status.code(), Some(2), "{}", transcript(&output));
+    transcript(&output)
+}
+
+#[test]
+fn a_mutant_that_does_not_parse() {
+    insta::assert_snapshot!(validate_with_mutant("not_parsed.json"));
+}
+
+#[test]
+fn a_mutant_whose_edit_no_longer_applies() {
+    insta::assert_snapshot!(validate_with_mutant("stale_edit.json"));
+}
+
+#[test]
+fn a_mutant_caught_by_an_unknown_scenario() {
+    insta::assert_snapshot!(validate_with_mutant("unknown_caught_by.json"));
+}
+
+/// Runs `grader validate lab4` in a scratch kit after `change` edited it.
+fn validate_changed(change: impl FnOnce(&Path)) -> String {
+    let scratch = scratch_kit(&["Cargo.toml", "labs", "solutions/lab4/src"]);
+    change(scratch.path());
+    let output = grader()
+        .arg("--kit")
+        .arg(scratch.path())
+        .args(["validate", "lab4"])
+        .output()
+        .expect("run the grader");
+    assert_eq!(output.status.code(), Some(2), "{}", transcript(&output));
+    transcript(&output)
+}
+
+fn edit(path: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(path).expect("read");
+    assert!(text.contains(from), "{} has no {from:?}", path.display());
+    std::fs::write(path, text.replacen(from, to, 1)).expect("write");
+}
+
+#[test]
+fn points_that_do_not_add_up() {
+    let text = validate_changed(|kit| {
+        edit(
+            &kit.join("labs/lab4/lab.json"),
+            "\"total_points\": 143",
+            "\"total_points\": 150",
+        );
+    });
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn a_name_used_twice_across_visible_and_hidden() {
+    let text = validate_changed(|kit| {
+        let hidden = kit.join("labs/lab4/hidden/bh_rejections_do_not_reset_the_count.json");
+        edit(
+            &hidden,
+            "\"name\": \"bh_rejections_do_not_reset_the_count\"",
+            "\"name\": \"bh_rejections_are_not_failures\"",
+        );
+        std::fs::rename(
+            &hidden,
+            kit.join("labs/lab4/hidden/bh_rejections_are_not_failures.json"),
+        )
+        .expect("rename");
+    });
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn a_hidden_scenario_in_the_published_folder() {
+    let text = validate_changed(|kit| {
+        let name = "iso_each_target_keeps_its_own_settings.json";
+        std::fs::rename(
+            kit.join("labs/lab4/hidden").join(name),
+            kit.join("labs/lab4/scenarios").join(name),
+        )
+        .expect("move");
+    });
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn a_file_not_named_after_its_scenario() {
+    let text = validate_changed(|kit| {
+        std::fs::rename(
+            kit.join("labs/lab4/scenarios/tr_full_cycle.json"),
+            kit.join("labs/lab4/scenarios/tr_whole_cycle.json"),
+        )
+        .expect("rename");
+    });
+    insta::assert_snapshot!(text);
+}
+
+/// `grader check` refuses a lab whose scenario files are wrong, with the same messages,
+/// before building anything.
+#[test]
+fn check_refuses_a_hidden_scenario_marked_visible() {
+    let scratch = scratch_kit(&["Cargo.toml", "labs"]);
+    edit(
+        &scratch
+            .path()
+            .join("labs/lab4/hidden/sm_wait_restarts_when_a_slow_trial_fails.json"),
+        "  \"visibility\": \"hidden\",\n",
+        "",
+    );
+    let output = grader()
+        .arg("--kit")
+        .arg(scratch.path())
+        .args(["check", "lab4"])
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    insta::assert_snapshot!(transcript(&output));
+}
+
+/// `grader audit` refuses a lab that does not validate, before building anything.
+#[test]
+fn audit_refuses_an_invalid_lab() {
+    let scratch = scratch_kit(&["Cargo.toml", "labs", "solutions/lab4/src"]);
+    edit(
+        &scratch.path().join("labs/lab4/mutants/many_trials.json"),
+        "\"ho_single_trial_under_concurrency\"",
+        "\"ho_single_trial_under_concurency\"",
+    );
+    let output = grader()
+        .arg("--kit")
+        .arg(scratch.path())
+        .args(["audit", "lab4"])
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    insta::assert_snapshot!(transcript(&output));
+}
+
+#[test]
+fn arguments_that_name_nothing() {
+    let output = grader()
+        .args(["validate", "lab5"])
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    insta::assert_snapshot!(transcript(&output), @r"
+    exit status: 2
+    ----- stdout -----
+    ----- stderr -----
+    error: `lab5` is neither a file, a folder nor a lab of this kit
+      help: did you mean `lab4`?
+    ");
+    let output = grader()
+        .args(["validate", "README.md"])
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    insta::assert_snapshot!(transcript(&output), @r"
+    exit status: 2
+    ----- stdout -----
+    ----- stderr -----
+    error: README.md is not a .json file
+      help: give scenario files, folders of them, or a lab name
+    ");
+}
+
+/// Files, folders and lab folders are all accepted, and each gets its summary line.
+#[test]
+fn files_folders_and_labs() {
+    let output = grader()
+        .args([
+            "validate",
+            "labs/lab4/scenarios/tr_full_cycle.json",
+            "labs/lab4/hidden",
+            "labs/lab4/mutants/many_trials.json",
+            "labs/lab4",
+        ])
+        .assert()
+        .code(0)
+        .get_output()
+        .clone();
+    insta::assert_snapshot!(transcript(&output), @r"
+    exit status: 0
+    ----- stdout -----
+    ----- stderr -----
+    labs/lab4/scenarios/tr_full_cycle.json: 1 scenario file of lab4, 6 points: all valid
+    labs/lab4/hidden: 3 scenario files of lab4, 13 points: all valid
+    labs/lab4/mutants/many_trials.json: 1 mutant of lab4: all valid
+    lab4: 34 scenarios (31 visible, 3 hidden), 143 points, 18 mutants: all valid
+    ");
+}
+
+/// The JSON Schema in `labs/lab4/scenario.schema.json` is generated from the scenario
+/// types and the lab's targets and categories; it must be regenerated when they change.
+#[test]
+fn the_checked_in_schema_matches_the_types() {
+    let kit = kit();
+    let lab = grader::lab::Lab::load(&kit, "lab4").expect("lab4 loads");
+    let path = grader::schema::path(&lab);
+    let fresh = grader::schema::to_text(&grader::schema::for_lab(&lab));
+    if std::env::var_os("UPDATE_SCHEMA").is_some() {
+        std::fs::write(&path, &fresh).expect("write the schema");
+        return;
+    }
+    let current = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        current == fresh,
+        "{} is out of date with the scenario types in grader/src/scenario/model.rs or with lab.json.\n\
+         Regenerate it with:\n\n    UPDATE_SCHEMA=1 cargo test -p grader --test cli schema\n",
+        path.display()
+    );
+}
+
+/// Every scenario file points editors to the schema, and the schema accepts the shipped
+/// files' shape: the same keys the grader reads.
+#[test]
+fn every_scenario_file_points_to_the_schema() {
+    for dir in ["labs/lab4/scenarios", "labs/lab4/hidden"] {
+        for entry in std::fs::read_dir(kit().join(dir))
+            .expect("folder")
+            .flatten()
+        {
+            let text = std::fs::read_to_string(entry.path()).expect("read");
+            let value: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+            assert_eq!(
+                value["$schema"],
+                grader::schema::REFERENCE,
+                "{}",
+                entry.path().display()
+            );
+        }
+    }
+}
