@@ -5,7 +5,8 @@
 //! decides it belongs in. What goes in:
 //!
 //! - the root files a build needs or a student reads ([`ROOT_FILES`]), with `Cargo.toml`'s
-//!   workspace members and `Cargo.lock` rewritten to leave the solutions out;
+//!   workspace members and `Cargo.lock` rewritten to leave the solutions out, and the CI
+//!   files a student repository runs ([`CI_PARTS`]);
 //! - every workspace member that is not a lab's reference solution: its `Cargo.toml`,
 //!   `build.rs`, `README.md` and `src/`; the lab's student crate whole;
 //! - from the lab folder: `lab.json`, `README.md`, the scenario schema and `scenarios/`.
@@ -41,6 +42,10 @@ pub const ROOT_FILES: &[&str] = &[
     "LICENSE-MIT",
     "LICENSE-APACHE",
 ];
+
+/// CI files that go into the edition when they exist: the GitHub workflow of a student
+/// repository checks out the student edition and runs its grading script.
+pub const CI_PARTS: &[&str] = &["ci/github"];
 
 /// Files and folders of a workspace member that go into the edition when they exist.
 pub const MEMBER_PARTS: &[&str] = &["Cargo.toml", "build.rs", "README.md", "src"];
@@ -130,6 +135,9 @@ fn write(lab: &Lab, out: &Path, report: &validation::LabReport) -> Result<Releas
             continue;
         }
         copy(Path::new(name), &mut files)?;
+    }
+    for part in CI_PARTS {
+        copy(Path::new(part), &mut files)?;
     }
     for member in &kept {
         for part in MEMBER_PARTS {

@@ -128,6 +128,7 @@ fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
         "labs/lab4/README.md",
         "labs/lab4/scenario.schema.json",
         "labs/lab4/scenarios/tr_full_cycle.json",
+        "ci/github/grade.sh",
     ] {
         assert!(out.join(present).is_file(), "{present} is missing");
     }
@@ -139,6 +140,7 @@ fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
         "docs",
         "grader/tests",
         "scripts",
+        "ci/gradescope",
         ".git",
         "target",
     ] {
