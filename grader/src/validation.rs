@@ -240,6 +240,26 @@ fn manifest_problems(lab: &Lab) -> Vec<Diagnostic> {
             None => key_pos(&text, 0, text.len(), "format_version"),
         }
     };
+    let folder = lab
+        .dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if m.name != folder {
+        problems.push(
+            Diagnostic::at(
+                &shown,
+                key_pos(&text, 0, text.len(), "name"),
+                format!(
+                    "the lab is named `{}`, but its folder is labs/{folder}",
+                    m.name
+                ),
+            )
+            .help(format!(
+                "`grader check` finds a lab by its folder, and reports name it by this: set \"name\": \"{folder}\", or rename the folder"
+            )),
+        );
+    }
     let mut seen = BTreeSet::new();
     for c in &m.categories {
         if !seen.insert(c.id.as_str()) {

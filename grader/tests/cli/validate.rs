@@ -300,3 +300,15 @@ fn every_scenario_file_points_to_the_schema() {
         }
     }
 }
+
+#[test]
+fn a_lab_named_differently_from_its_folder() {
+    let text = validate_changed(|kit| {
+        edit(
+            &kit.join("labs/lab4/lab.json"),
+            "\"name\": \"lab4\"",
+            "\"name\": \"lab_4\"",
+        );
+    });
+    insta::assert_snapshot!(text);
+}
