@@ -238,7 +238,6 @@ pub fn run_all(
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<ScenarioResult, Error>>>> =
         Mutex::new((0..scenarios.len()).map(|_| None).collect());
-    let shown = |p: &str| subject.shown(p);
     std::thread::scope(|scope| {
         for _ in 0..opts.jobs.max(1).min(scenarios.len().max(1)) {
             scope.spawn(|| {
@@ -247,17 +246,7 @@ pub fn run_all(
                     let Some(scenario) = scenarios.get(i) else {
                         break;
                     };
-                    let outcome = runner::run(
-                        harness,
-                        plan(scenario, opts),
-                        Duration::from_millis(opts.timeout_ms),
-                        selection.limits,
-                        opts.backtrace,
-                    )
-                    .map(|run| {
-                        let result = judge::judge(scenario, &run, &shown, opts.timeout_ms);
-                        explain_limits(result, &run, &selection.limits)
-                    });
+                    let outcome = run_one(harness, subject, scenario, opts, &selection.limits);
                     if let Ok(mut all) = results.lock() {
                         all[i] = Some(outcome);
                     }
@@ -269,6 +258,26 @@ pub fn run_all(
     all.into_iter()
         .map(|r| r.unwrap_or_else(|| Err(Error::Usage("a scenario was not run".into()))))
         .collect()
+}
+
+/// Runs one scenario in its own process under `limits`, and judges it.
+pub fn run_one(
+    harness: &Path,
+    subject: &Subject,
+    scenario: &Scenario,
+    opts: &RunOptions,
+    limits: &Limits,
+) -> Result<ScenarioResult, Error> {
+    let run = runner::run(
+        harness,
+        plan(scenario, opts),
+        Duration::from_millis(opts.timeout_ms),
+        *limits,
+        opts.backtrace,
+    )?;
+    let shown = |p: &str| subject.shown(p);
+    let result = judge::judge(scenario, &run, &shown, opts.timeout_ms);
+    Ok(explain_limits(result, &run, limits))
 }
 
 /// Says so when a process was stopped by the CPU time or memory limit, which the judge
@@ -342,7 +351,7 @@ pub fn assemble(
         scenarios,
         hidden_not_run: selection.hidden_not_run,
         compile_errors,
-        source_warnings: Vec::new(),
+        source_warnings: crate::source_scan::scan(subject, &lab.manifest.student_files),
         provenance: None,
     }
 }

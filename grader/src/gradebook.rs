@@ -4,23 +4,26 @@
 //! Cargo locks its target folder for the length of a build, so builds that share the
 //! compiled dependencies cannot run side by side: one thread builds the submissions a
 //! chunk at a time, each chunk with one cargo call that compiles its crates in parallel
-//! ([`batch_build`]), while `jobs` threads run the scenarios of those already built. A
+//! ([`batch_build`]), while a pool of threads runs the scenarios of those already built,
+//! oldest submission first, at most `jobs` submissions at a time. A
 //! submission that does not compile, hangs, or cannot be graded becomes its row and the
 //! batch goes on; so does one on which the grader itself fails (status `error`).
 
 use std::collections::BTreeMap;
+use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, mpsc};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError, mpsc};
 use std::time::Duration;
 
 use serde::Serialize;
 
 use crate::batch_build;
-use crate::check::{RunOptions, Selection, Stopwatch};
+use crate::build::Built;
+use crate::check::{self, RunOptions, Selection, Stopwatch};
 use crate::error::Error;
 use crate::lab::Lab;
 use crate::provenance::Provenance;
-use crate::report::{SCHEMA_VERSION, Status};
+use crate::report::{SCHEMA_VERSION, ScenarioResult, Status};
 use crate::submission::{self, COULD_NOT_GRADE, Outcome, Ready};
 
 /// A row's status: the submission was graded (whatever its points).
@@ -115,8 +118,10 @@ pub struct Batch<'a> {
     pub selection: &'a Selection,
     /// How to run one submission's scenarios.
     pub opts: &'a RunOptions,
-    /// Submissions whose scenarios run at once.
+    /// Submissions graded at once: the pool takes scenarios from at most this many.
     pub jobs: usize,
+    /// Scenario processes at once, across those submissions.
+    pub pool: usize,
     /// Submissions built by one cargo call.
     pub chunk: usize,
     /// Where the per-submission results files go (`<dir>/submissions/<name>.<ext>`).
@@ -155,14 +160,17 @@ pub fn grade(
     let folder = batch.results_dir.join("submissions");
     std::fs::create_dir_all(&folder).map_err(|e| Error::io("create", &folder, e))?;
     let files = &file_names(submissions, batch.extension);
-    let (built_tx, built_rx) = mpsc::channel::<(usize, Ready, crate::build::Built, Stopwatch)>();
-    let built_rx = Mutex::new(built_rx);
+    let pool = Pool {
+        state: Mutex::new(PoolState::default()),
+        changed: Condvar::new(),
+    };
     let (done_tx, done_rx) = mpsc::channel::<Progress>();
     let mut rows: Vec<Option<Row>> = vec![None; submissions.len()];
     std::thread::scope(|scope| {
         // One builder, building a few submissions per cargo call (see `batch_build`),
-        // while the runners below grade those already built.
+        // while the pool below runs the scenarios of those already built.
         let done = done_tx.clone();
+        let pool = &pool;
         scope.spawn(move || {
             let indices: Vec<usize> = (0..submissions.len()).collect();
             for chunk in indices.chunks(batch.chunk.max(1)) {
@@ -196,61 +204,48 @@ pub fn grade(
                     indices: ready.iter().map(|(i, _)| *i).collect(),
                 });
                 let refs: Vec<&Ready> = ready.iter().map(|(_, r)| r).collect();
-                match batch_build::build_many(batch.lab, batch.work, &refs) {
+                let built = match batch_build::build_many(batch.lab, batch.work, &refs) {
+                    Ok(built) => built,
                     Err(e) => {
                         for (index, _) in &ready {
                             finish(*index, error_row(&submissions[*index].0, batch, &e));
                         }
+                        continue;
                     }
-                    Ok(results) => {
-                        for ((index, r), built) in ready.into_iter().zip(results) {
-                            match built {
-                                Err(e) => {
-                                    finish(index, error_row(&submissions[index].0, batch, &e))
-                                }
-                                Ok(built) => {
-                                    let _ = built_tx.send((index, r, built, clock));
-                                }
-                            }
+                };
+                for ((index, ready), built) in ready.into_iter().zip(built) {
+                    let name = &submissions[index].0;
+                    match built {
+                        Err(e) => finish(index, error_row(name, batch, &e)),
+                        Ok(Built::CompileFailed(diagnostics)) => {
+                            let report = submission::report_from(
+                                batch.lab,
+                                &ready,
+                                batch.selection,
+                                check::not_compiled(batch.selection),
+                                Some(diagnostics),
+                            );
+                            let outcome = Outcome::Graded(report);
+                            let row = write(batch, name, &files[index], &outcome, clock.elapsed());
+                            finish(index, row);
                         }
+                        Ok(Built::Harness(harness)) => pool.add(Open {
+                            index,
+                            ready,
+                            harness,
+                            clock,
+                            results: Vec::new(),
+                            next: 0,
+                            running: 0,
+                        }),
                     }
                 }
             }
-            drop(built_tx);
+            pool.close();
         });
-        for _ in 0..batch.jobs.max(1) {
+        for _ in 0..batch.pool.max(1) {
             let done = done_tx.clone();
-            let built_rx = &built_rx;
-            scope.spawn(move || {
-                loop {
-                    let next = built_rx.lock().ok().and_then(|rx| rx.recv().ok());
-                    let Some((index, ready, built, clock)) = next else {
-                        break;
-                    };
-                    let name = &submissions[index].0;
-                    let row = match submission::finish(
-                        batch.lab,
-                        &ready,
-                        built,
-                        batch.selection,
-                        batch.opts,
-                    ) {
-                        Ok(report) => write(
-                            batch,
-                            name,
-                            &files[index],
-                            &Outcome::Graded(report),
-                            clock.elapsed(),
-                        ),
-                        Err(e) => error_row(name, batch, &e),
-                    };
-                    let _ = done.send(Progress::Done {
-                        index,
-                        row: Box::new(row),
-                        took: clock.elapsed(),
-                    });
-                }
-            });
+            scope.spawn(move || pool.work(batch, submissions, files, &done));
         }
         drop(done_tx);
         for event in done_rx {
@@ -302,6 +297,147 @@ pub fn grade(
         categories,
         submissions,
     })
+}
+
+/// A built submission whose scenarios are being run.
+struct Open {
+    index: usize,
+    ready: Ready,
+    harness: PathBuf,
+    clock: Stopwatch,
+    /// One per scenario, filled as they finish.
+    results: Vec<Option<Result<ScenarioResult, Error>>>,
+    /// The next scenario to hand out.
+    next: usize,
+    /// Scenarios handed out and not finished.
+    running: usize,
+}
+
+#[derive(Default)]
+struct PoolState {
+    /// Built, not yet open.
+    waiting: VecDeque<Open>,
+    /// Being run: at most `jobs`, oldest first.
+    open: Vec<Open>,
+    /// The builder has handed over every submission.
+    closed: bool,
+}
+
+/// Scenarios of the open submissions, run by a fixed number of threads. Scenarios are
+/// handed out oldest submission first, so a submission whose scenarios wait out stuck
+/// requests or time limits gets every idle thread rather than holding the batch back.
+struct Pool {
+    state: Mutex<PoolState>,
+    changed: Condvar,
+}
+
+impl Pool {
+    fn lock(&self) -> MutexGuard<'_, PoolState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A submission is built and ready to run.
+    fn add(&self, open: Open) {
+        self.lock().waiting.push_back(open);
+        self.changed.notify_all();
+    }
+
+    /// No more submissions will come.
+    fn close(&self) {
+        self.lock().closed = true;
+        self.changed.notify_all();
+    }
+
+    /// One thread of the pool: runs scenarios until every submission is finished, and
+    /// finishes (reports, writes) each submission whose last scenario it ran.
+    fn work(
+        &self,
+        batch: &Batch<'_>,
+        submissions: &[(String, PathBuf)],
+        files: &[String],
+        done: &mpsc::Sender<Progress>,
+    ) {
+        let scenarios = &batch.selection.scenarios;
+        let mut state = self.lock();
+        loop {
+            while state.open.len() < batch.jobs.max(1) {
+                let Some(mut next) = state.waiting.pop_front() else {
+                    break;
+                };
+                next.results = (0..scenarios.len()).map(|_| None).collect();
+                state.open.push(next);
+            }
+            let task = state.open.iter_mut().find(|o| o.next < scenarios.len());
+            let Some(open) = task else {
+                let finished = state.closed && state.open.is_empty() && state.waiting.is_empty();
+                if finished {
+                    return;
+                }
+                state = self
+                    .changed
+                    .wait(state)
+                    .unwrap_or_else(PoisonError::into_inner);
+                continue;
+            };
+            let (index, i) = (open.index, open.next);
+            open.next += 1;
+            open.running += 1;
+            let harness = open.harness.clone();
+            let subject = open.ready.subject.clone();
+            drop(state);
+            let result = check::run_one(
+                &harness,
+                &subject,
+                &scenarios[i],
+                batch.opts,
+                &batch.selection.limits,
+            );
+            state = self.lock();
+            let Some(pos) = state.open.iter().position(|o| o.index == index) else {
+                continue;
+            };
+            let open = &mut state.open[pos];
+            open.results[i] = Some(result);
+            open.running -= 1;
+            if open.next < scenarios.len() || open.running > 0 {
+                continue;
+            }
+            let finished = state.open.remove(pos);
+            self.changed.notify_all();
+            drop(state);
+            let name = &submissions[finished.index].0;
+            let results: Result<Vec<ScenarioResult>, Error> = finished
+                .results
+                .into_iter()
+                .map(|r| r.unwrap_or_else(|| Err(Error::Usage("a scenario was not run".into()))))
+                .collect();
+            let row = match results {
+                Ok(results) => {
+                    let report = submission::report_from(
+                        batch.lab,
+                        &finished.ready,
+                        batch.selection,
+                        results,
+                        None,
+                    );
+                    write(
+                        batch,
+                        name,
+                        &files[finished.index],
+                        &Outcome::Graded(report),
+                        finished.clock.elapsed(),
+                    )
+                }
+                Err(e) => error_row(name, batch, &e),
+            };
+            let _ = done.send(Progress::Done {
+                index: finished.index,
+                row: Box::new(row),
+                took: finished.clock.elapsed(),
+            });
+            state = self.lock();
+        }
+    }
 }
 
 fn max_score(selection: &Selection) -> u32 {

@@ -528,25 +528,41 @@ pub fn finish(
     selection: &Selection,
     opts: &RunOptions,
 ) -> Result<Report, Error> {
-    let mut report = match built {
-        Built::CompileFailed(diagnostics) => check::assemble(
+    Ok(match built {
+        Built::CompileFailed(diagnostics) => report_from(
             lab,
-            &ready.subject,
+            ready,
             selection,
             check::not_compiled(selection),
             Some(diagnostics),
         ),
         Built::Harness(harness) => {
             let results = check::run_all(&harness, &ready.subject, selection, opts)?;
-            check::assemble(lab, &ready.subject, selection, results, None)
+            report_from(lab, ready, selection, results, None)
         }
-    };
+    })
+}
+
+/// The report of a submission from its scenario results (or compile errors), with paths
+/// as people know them and the provenance.
+pub fn report_from(
+    lab: &Lab,
+    ready: &Ready,
+    selection: &Selection,
+    results: Vec<crate::report::ScenarioResult>,
+    compile_errors: Option<String>,
+) -> Report {
+    let mut report = check::assemble(lab, &ready.subject, selection, results, compile_errors);
     for s in &mut report.scenarios {
         s.message = tidy(&s.message, lab, &ready.subject);
         s.backtrace = s.backtrace.as_deref().map(|b| tidy(b, lab, &ready.subject));
+        s.stopped_at = s
+            .stopped_at
+            .as_deref()
+            .map(|b| tidy(b, lab, &ready.subject));
     }
     report.provenance = Some(ready.provenance.clone());
-    Ok(report)
+    report
 }
 
 /// Grades the submission in `dir` from start to end; progress lines go to `progress`.

@@ -35,8 +35,11 @@ pub fn exec(ctx: &mut Ctx<'_>, args: GradeArgs) -> Result<u8, Error> {
     let mut opts = run_options(&lab, &args.run, false)?;
     let cores = std::thread::available_parallelism().map_or(2, usize::from);
     let jobs = args.run.jobs.unwrap_or(cores);
-    // --jobs counts submissions here; each one's scenarios share the remaining cores.
-    opts.jobs = (cores / jobs.max(1)).max(1);
+    // --jobs counts submissions here; their scenarios share a pool of processes, twice
+    // as many as cores since a scenario that waits out a stuck request or a time limit
+    // mostly sleeps.
+    opts.jobs = 1;
+    let pool = (2 * cores).max(jobs);
     let selection = check::select(&lab, true, &[])?;
     let render = Render {
         format: args.format,
@@ -60,6 +63,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: GradeArgs) -> Result<u8, Error> {
         selection: &selection,
         opts: &opts,
         jobs,
+        pool,
         // Enough crates per cargo call to keep every core compiling, few enough that
         // the first results come early.
         chunk: (2 * cores).clamp(4, 16),
