@@ -19,6 +19,10 @@ use super::{Ctx, run_options, written};
 /// Runs `grader check`.
 pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
     let clock = Stopwatch::start();
+    if args.output.is_some() {
+        // A report written to a file has no colour, whatever standard output is.
+        colored::control::set_override(false);
+    }
     let lab = ctx.lab(&args.lab)?;
     let opts = run_options(&lab, &args.run, args.verbose)?;
     let render = Render {
@@ -50,20 +54,21 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
         emit(ctx, args.output.as_deref(), &text)?;
         return Ok(status(&report));
     };
-    let selection = check::select(&lab, true, &args.scenarios)?;
     let command = provenance::command(&lab.manifest.name, "--submission .", &args.scenarios);
-    let outcome = submission::grade(&lab, dir, &selection, &opts, &command, ctx.err);
-    let outcome = match outcome {
-        Ok(outcome) => outcome,
+    let graded = check::select(&lab, true, &args.scenarios).and_then(|selection| {
+        submission::grade(&lab, dir, &selection, &opts, &command, ctx.err)
+            .map(|outcome| (selection, outcome))
+    });
+    let (selection, outcome) = match graded {
+        Ok(graded) => graded,
         Err(e) => {
-            // A platform reading a results file must still get one that says what went wrong.
+            // A platform reading a results file must still get one that says what went
+            // wrong, and the grader's error still goes to standard error.
             if args.format == Format::Gradescope {
-                if let Some(path) = &args.output {
-                    let results = report::gradescope::from_error(&e.to_string(), clock.elapsed());
-                    let mut text = Vec::new();
-                    if report::gradescope::write(&results, &mut text).is_ok() {
-                        let _ = std::fs::write(path, &text);
-                    }
+                let results = report::gradescope::from_error(&e.to_string(), clock.elapsed());
+                let mut text = Vec::new();
+                if report::gradescope::write(&results, &mut text).is_ok() {
+                    let _ = emit(ctx, args.output.as_deref(), &text);
                 }
             }
             return Err(e);

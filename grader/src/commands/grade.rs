@@ -18,6 +18,8 @@ use super::{Ctx, run_options};
 /// Runs `grader grade`.
 pub fn exec(ctx: &mut Ctx<'_>, args: GradeArgs) -> Result<u8, Error> {
     let clock = check::Stopwatch::start();
+    // Results files have no colour, whatever standard output is.
+    colored::control::set_override(false);
     let lab = ctx.lab(&args.lab)?;
     if !args.submissions.is_dir() {
         return Err(Error::Usage(format!(

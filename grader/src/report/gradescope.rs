@@ -225,7 +225,7 @@ pub fn from_error(message: &str, time: Duration) -> Results {
         score: 0.0,
         execution_time: seconds(time),
         output: format!(
-            "**The grader could not grade this submission.** This is not a verdict on your code; the course staff have been told by this message.\n\n```text\n{}\n```\n",
+            "**The grader could not grade this submission.** This is not a verdict on your code: please show this message to the course staff.\n\n```text\n{}\n```\n",
             fence_safe(message)
         ),
         output_format: "md",
