@@ -3,10 +3,11 @@
 //! text asks for. And an audit fails, naming the scenario, when a scenario is weakened
 //! so that it no longer catches its mutant.
 //!
-//! Both build code in scratch kits. They keep their folders under the target folder
-//! (see `util::test_dir`) and share the build folder of this test binary
-//! (`CARGO_BUILD_BUILD_DIR`), so that dependencies already compiled there are reused: that
-//! only saves time, nothing depends on it.
+//! Both build code in scratch kits. They keep their folders under the target folder (see
+//! `util::test_dir`), and point cargo's build folder (`CARGO_BUILD_BUILD_DIR`) at one
+//! where the dependencies are likely compiled already: the grader's harness builds of the
+//! real kit for `grader` commands, this test binary's for `cargo` commands. That only
+//! saves time; nothing depends on it.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -120,6 +121,16 @@ fn actions() -> Vec<Action> {
     actions
 }
 
+/// Where cargo keeps intermediate build files for `command`: the real kit's harness
+/// builds for the grader's, this test binary's for cargo's own.
+fn build_dir(command: &str) -> PathBuf {
+    if command.starts_with("cargo ") {
+        target_dir()
+    } else {
+        crate::util::kit().join("target/grader/cargo")
+    }
+}
+
 /// Runs one command line with `sh`, `grader` on the `PATH`.
 fn run(command: &str, cwd: &Path, root: &Path) -> Output {
     let bin = Path::new(env!("CARGO_BIN_EXE_grader"))
@@ -143,7 +154,7 @@ fn run(command: &str, cwd: &Path, root: &Path) -> Output {
             "CARGO_TARGET_DIR",
             root.join("cargo-target").join(&kit_name),
         )
-        .env("CARGO_BUILD_BUILD_DIR", target_dir())
+        .env("CARGO_BUILD_BUILD_DIR", build_dir(command))
         .output()
         .expect("run sh")
 }
@@ -348,7 +359,7 @@ fn a_weakened_scenario_fails_the_audit() {
         .arg(&kit)
         .args(["audit", "lab4", "--runs", "1"])
         .env("GRADER_WORK_DIR", root.join("work"))
-        .env("CARGO_BUILD_BUILD_DIR", target_dir())
+        .env("CARGO_BUILD_BUILD_DIR", build_dir("grader"))
         .output()
         .expect("run the grader");
     assert_eq!(output.status.code(), Some(1), "{}", transcript(&output));
