@@ -119,36 +119,37 @@ fn write(lab: &Lab, out: &Path, report: &validation::LabReport) -> Result<Releas
     let (kept, dropped): (Vec<String>, Vec<String>) = members
         .into_iter()
         .partition(|m| !is_solution(m, &solutions));
-    let mut copied: BTreeSet<PathBuf> = BTreeSet::new();
-    let mut files = 0;
-    let mut copy = |rel: &Path, files: &mut usize| -> Result<(), Error> {
-        let from = kit.join(rel);
-        if !from.exists() {
-            return Ok(());
-        }
-        *files += copy_tree(&from, &out.join(rel))?;
-        copied.insert(rel.to_path_buf());
-        Ok(())
-    };
-    for name in ROOT_FILES {
-        if matches!(*name, "Cargo.toml" | "Cargo.lock" | "README.md") {
-            continue;
-        }
-        copy(Path::new(name), &mut files)?;
-    }
-    for part in CI_PARTS {
-        copy(Path::new(part), &mut files)?;
-    }
+    // Every kit path to copy, relative to the kit.
+    let mut sources: Vec<PathBuf> = ROOT_FILES
+        .iter()
+        .filter(|name| !matches!(**name, "Cargo.toml" | "Cargo.lock" | "README.md"))
+        .chain(CI_PARTS)
+        .map(PathBuf::from)
+        .collect();
     for member in &kept {
-        for part in MEMBER_PARTS {
-            copy(&Path::new(member).join(part), &mut files)?;
-        }
+        sources.extend(MEMBER_PARTS.iter().map(|part| Path::new(member).join(part)));
     }
-    copy(Path::new(&lab.manifest.student_crate), &mut files)?;
+    sources.push(PathBuf::from(&lab.manifest.student_crate));
     let lab_rel = Path::new("labs").join(&lab.manifest.name);
-    for part in LAB_PARTS {
-        copy(&lab_rel.join(part), &mut files)?;
+    sources.extend(LAB_PARTS.iter().map(|part| lab_rel.join(part)));
+    sources.retain(|rel| kit.join(rel).exists());
+    let out_abs = out.canonicalize().map_err(|e| Error::io("open", out, e))?;
+    if let Some(inside) = sources
+        .iter()
+        .find(|rel| out_abs.starts_with(kit.join(rel)))
+    {
+        return Err(Error::Usage(format!(
+            "{} is inside {}, which the student edition copies\n  help: write the edition outside the kit, such as ../{}-student",
+            out.display(),
+            inside.display(),
+            lab.manifest.name
+        )));
     }
+    let mut files = 0;
+    for rel in &sources {
+        files += copy_tree(&kit.join(rel), &out.join(rel))?;
+    }
+    let mut copied: BTreeSet<PathBuf> = sources.into_iter().collect();
     // The rewritten files.
     let rewritten = rewrite_manifest(&manifest_text, &dropped)?;
     put(&out.join("Cargo.toml"), &rewritten)?;

@@ -353,3 +353,24 @@ fn an_invalid_lab_is_not_released() {
     "#);
     assert!(!out.exists());
 }
+
+/// An edition written inside a folder it copies would copy itself.
+#[test]
+fn release_refuses_a_folder_inside_what_it_copies() {
+    let scratch = scratch_kit(&["Cargo.toml", "crates", "labs", "solutions/lab4/src"]);
+    let output = grader()
+        .current_dir(scratch.path())
+        .args(["release", "lab4", "--out", "crates/relay_base/edition"])
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    insta::assert_snapshot!(transcript(&output), @r"
+    exit status: 2
+    ----- stdout -----
+    ----- stderr -----
+    error: crates/relay_base/edition is inside crates/relay_base, which the student edition copies
+      help: write the edition outside the kit, such as ../lab4-student
+    ");
+    assert!(!scratch.path().join("crates/relay_base/edition").exists());
+}
