@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::{Report, Status, plain};
+use super::{Report, ScenarioResult, Status, plain};
 use crate::provenance::Provenance;
 use crate::submission::Rejected;
 
@@ -132,29 +132,45 @@ pub fn from_report(report: &Report, opts: Options<'_>) -> Results {
             });
         }
     }
-    let passed = report
+    // The output is shown at once: with hidden scenarios it counts only the visible ones,
+    // since the total would give the hidden results away before they are published.
+    let shown: Vec<&ScenarioResult> = report
         .scenarios
         .iter()
-        .filter(|s| s.status == Status::Passed)
-        .count();
-    let mut output = format!(
-        "**Total: {}/{} points**, {passed} of {} scenarios passed{}.\n",
-        report.score,
-        report.max_score,
-        report.scenarios.len(),
-        match hidden.len() {
-            0 => String::new(),
-            n => format!(
-                " ({n} hidden scenario{} included: they show once grades are published)",
-                if n == 1 { "" } else { "s" }
-            ),
-        }
-    );
+        .filter(|s| !hidden.contains(&s.name.as_str()))
+        .collect();
+    let points = |list: &[&ScenarioResult]| -> (u32, u32) {
+        (
+            list.iter().map(|s| s.score).sum(),
+            list.iter().map(|s| s.max_score).sum(),
+        )
+    };
+    let (score, max) = points(&shown);
+    let passed = shown.iter().filter(|s| s.status == Status::Passed).count();
+    let mut output = if hidden.is_empty() {
+        format!(
+            "**Total: {score}/{max} points**, {passed} of {} scenarios passed.\n",
+            shown.len()
+        )
+    } else {
+        format!(
+            "**Visible scenarios: {score}/{max} points**, {passed} of {} passed. {} hidden scenario{} also ran: their results, and your total, show once grades are published.\n",
+            shown.len(),
+            hidden.len(),
+            if hidden.len() == 1 { "" } else { "s" }
+        )
+    };
     for cat in &report.categories {
-        output.push_str(&format!(
-            "\n- {}: {}/{}",
-            cat.title, cat.score, cat.max_score
-        ));
+        let mine: Vec<&ScenarioResult> = shown
+            .iter()
+            .copied()
+            .filter(|s| s.category == cat.id)
+            .collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let (score, max) = points(&mine);
+        output.push_str(&format!("\n- {}: {score}/{max}", cat.title));
     }
     output.push('\n');
     if let Some(errors) = &report.compile_errors {

@@ -233,6 +233,13 @@ fn gradescope_results_have_gradescope_s_shape_and_the_provenance() {
     assert!(r.output.contains("Provenance: grader "), "{}", r.output);
     assert!(r.output.contains("--submission ."), "{}", r.output);
     let hidden = hidden_scenarios();
+    if hidden.is_empty() {
+        assert!(r.output.starts_with("**Total: "), "{}", r.output);
+    } else {
+        // Shown at once: no total that would give the hidden results away.
+        assert!(!r.output.contains("Total"), "{}", r.output);
+        assert!(r.output.contains("hidden scenario"), "{}", r.output);
+    }
     for t in &r.tests {
         let name = t.name.split(':').next().unwrap();
         let expected = if hidden.iter().any(|h| h == name) {
