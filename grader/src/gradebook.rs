@@ -91,7 +91,7 @@ pub struct Row {
 /// What the batch reports while it works, for a progress display.
 #[derive(Clone, Debug)]
 pub enum Progress {
-    /// These submissions are being built.
+    /// These submissions are being built (none: the build is over).
     Building {
         /// Their positions in name order.
         indices: Vec<usize>,
@@ -204,7 +204,11 @@ pub fn grade(
                     indices: ready.iter().map(|(i, _)| *i).collect(),
                 });
                 let refs: Vec<&Ready> = ready.iter().map(|(_, r)| r).collect();
-                let built = match batch_build::build_many(batch.lab, batch.work, &refs) {
+                let built = batch_build::build_many(batch.lab, batch.work, &refs);
+                let _ = done.send(Progress::Building {
+                    indices: Vec::new(),
+                });
+                let built = match built {
                     Ok(built) => built,
                     Err(e) => {
                         for (index, _) in &ready {

@@ -84,19 +84,22 @@ pub fn exec(ctx: &mut Ctx<'_>, args: GradeArgs) -> Result<u8, Error> {
         args.submissions.display()
     );
     let mut finished = 0;
-    let mut building: Option<usize> = None;
+    let mut building = String::new();
     let names: Vec<&str> = submissions.iter().map(|(n, _)| n.as_str()).collect();
     let err = &mut *ctx.err;
     let book = gradebook::grade(&batch, &submissions, &command, &mut |event| match event {
         Progress::Building { indices } => {
-            building = indices.first().copied();
+            building = match indices.as_slice() {
+                [] => String::new(),
+                [one] => names.get(*one).copied().unwrap_or_default().to_owned(),
+                [first, rest @ ..] => format!(
+                    "{} and {} more",
+                    names.get(*first).copied().unwrap_or_default(),
+                    rest.len()
+                ),
+            };
             if bar {
-                draw_bar(
-                    err,
-                    finished,
-                    total,
-                    building.and_then(|i| names.get(i).copied()),
-                );
+                draw_bar(err, finished, total, &building);
             }
         }
         Progress::Done { row, took, .. } => {
@@ -121,12 +124,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: GradeArgs) -> Result<u8, Error> {
                 width = total.to_string().len()
             );
             if bar && finished < total {
-                draw_bar(
-                    err,
-                    finished,
-                    total,
-                    building.and_then(|i| names.get(i).copied()),
-                );
+                draw_bar(err, finished, total, &building);
             }
         }
     })?;
@@ -160,10 +158,14 @@ fn first_line(text: &str) -> &str {
 }
 
 /// `[#####.....] 5/20  building alice`, on one line that the next draw replaces.
-fn draw_bar(err: &mut dyn Write, done: usize, total: usize, building: Option<&str>) {
+fn draw_bar(err: &mut dyn Write, done: usize, total: usize, building: &str) {
     const WIDTH: usize = 30;
     let filled = WIDTH * done / total.max(1);
-    let what = building.map_or(String::new(), |n| format!("  building {n}"));
+    let what = if building.is_empty() {
+        String::new()
+    } else {
+        format!("  building {building}")
+    };
     let _ = write!(
         err,
         "\r\x1b[K[{}{}] {done}/{total}{what}",
