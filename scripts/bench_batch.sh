@@ -18,6 +18,14 @@ bench="$kit/target/bench-batch"
 export GRADER_WORK_DIR="$bench/work"
 mkdir -p "$bench"
 
+# The previous run's submissions: their builds are never used again.
+work="$GRADER_WORK_DIR"
+rm -rf "$work"/builds/sub_* "$work"/builds/batch_*
+if [ -d "$work/cargo/debug" ]; then
+  find "$work/cargo/debug" -maxdepth 2 \( -name '*_sub_*' -o -name 'relay_base-*' -o -name 'librelay_base-*' \) \
+    -exec rm -rf {} +
+fi
+
 echo "building the grader ..." >&2
 cargo build -q --release -p grader --manifest-path "$kit/Cargo.toml"
 grader="$kit/target/release/grader"

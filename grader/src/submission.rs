@@ -377,17 +377,27 @@ fn elsewhere(lab: &Lab, root: &Path, layout: Layout, declared: &str) -> String {
     }
 }
 
-/// The build key of a submission: unique per folder, stable across runs.
-pub fn key(dir: &Path) -> String {
-    let digest = Sha256::digest(dir.as_os_str().as_encoded_bytes());
-    format!("sub_{}", &hex(&digest)[..16])
+/// The build key of a submission: a hash of its declared files (path and content), so
+/// different code never shares a build, and grading the same code again, from any
+/// folder, reuses the build instead of adding one.
+pub fn key(files: &[(String, String)]) -> String {
+    let mut sorted: Vec<&(String, String)> = files.iter().collect();
+    sorted.sort();
+    let mut hasher = Sha256::new();
+    for (path, text) in sorted {
+        for part in [path.as_bytes(), text.as_bytes()] {
+            hasher.update((part.len() as u64).to_le_bytes());
+            hasher.update(part);
+        }
+    }
+    format!("sub_{}", &hex(&hasher.finalize())[..16])
 }
 
 /// The submission as a crate to build: the kit's pristine student crate with the declared
 /// files replaced, under the work folder, never inside the submission. Compiler messages
 /// name the files as the kit does (`crates/relay_base/src/breaker.rs`).
 pub fn subject(lab: &Lab, work: &Path, submission: &Submission) -> Result<Subject, Error> {
-    let key = key(&submission.dir);
+    let key = key(&submission.files);
     let label = format!("submission {}", submission.given.display());
     let base = lab.manifest.student_crate.clone();
     materialize(lab, work, &key, &label, &base, &base, |sources| {
@@ -656,10 +666,19 @@ mod tests {
     }
 
     #[test]
-    fn keys_differ_per_folder_and_are_package_names() {
-        let a = key(Path::new("/a"));
-        assert_ne!(a, key(Path::new("/b")));
-        assert_eq!(a, key(Path::new("/a")));
+    fn keys_differ_per_content_and_are_package_names() {
+        let file = |text: &str| vec![("src/a.rs".to_owned(), text.to_owned())];
+        let a = key(&file("fn a() {}"));
+        assert_ne!(a, key(&file("fn b() {}")));
+        assert_eq!(a, key(&file("fn a() {}")));
+        // Moving text from one file to the next is a different submission.
+        let two = |x: &str, y: &str| {
+            vec![
+                ("src/a.rs".to_owned(), x.to_owned()),
+                ("src/b.rs".to_owned(), y.to_owned()),
+            ]
+        };
+        assert_ne!(key(&two("ab", "c")), key(&two("a", "bc")));
         assert!(
             a.chars()
                 .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')

@@ -213,12 +213,12 @@ fn the_gradescope_bundle_holds_the_scripts_and_the_kit_but_no_builds() {
     }
     let dir = subs::folder("bundle");
     let zip = dir.join("autograder.zip");
-    let status = Command::new("bash")
+    let made = Command::new("bash")
         .arg(kit().join("ci/gradescope/make_bundle.sh"))
         .arg(&zip)
-        .status()
+        .output()
         .unwrap();
-    assert!(status.success());
+    assert!(made.status.success(), "{made:?}");
     let list = Command::new("unzip").arg("-Z1").arg(&zip).output().unwrap();
     let names = String::from_utf8_lossy(&list.stdout);
     let names: Vec<&str> = names.lines().collect();

@@ -312,7 +312,9 @@ fn unbounded_allocation_is_stopped_and_scored() {
 
 #[test]
 fn a_process_the_code_starts_does_not_outlive_grading() {
-    // A marker no other process has: `sleep` adds up its arguments.
+    // A marker no other process has (`sleep` adds up its arguments), and where to write
+    // the sleeper's pid. They reach the code through the environment, which the harness
+    // inherits, so the submission's text, and so its build, is the same on every run.
     let marker = format!("0.{}{}", std::process::id(), 7_919);
     let dir = subs::folder("forks_a_sleeper");
     let pid_file = dir.join("sleeper.pid");
@@ -321,16 +323,22 @@ fn a_process_the_code_starts_does_not_outlive_grading() {
         &mut files,
         "src/breaker.rs",
         "pub fn new(",
-        &format!(
-            "if let Ok(child) = std::process::Command::new(\"sleep\").args([\"1000\", {marker:?}]).spawn() {{ \
-                 let _ = std::fs::write({:?}, child.id().to_string()); \
-             }}",
-            pid_file.display().to_string()
-        ),
+        r#"if let (Ok(marker), Ok(file)) = (std::env::var("GRADER_TEST_SLEEPER_MARKER"), std::env::var("GRADER_TEST_SLEEPER_PID_FILE")) {
+               if let Ok(child) = std::process::Command::new("sleep").args(["1000", marker.as_str()]).spawn() {
+                   let _ = std::fs::write(file, child.id().to_string());
+               }
+           }"#,
     );
     let src = dir.join("submission");
     subs::write(&src, Layout::Crate, &files);
-    let output = check_json(&src, &["--scenario", "sm_opens_at_threshold"]);
+    let output = grader()
+        .args(["check", "lab4", "--format", "json", "--submission"])
+        .arg(&src)
+        .args(["--scenario", "sm_opens_at_threshold"])
+        .env("GRADER_TEST_SLEEPER_MARKER", &marker)
+        .env("GRADER_TEST_SLEEPER_PID_FILE", &pid_file)
+        .output()
+        .expect("the grader runs");
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     let pid = std::fs::read_to_string(&pid_file).expect("the code under test started a process");
     assert!(!pid.trim().is_empty());

@@ -1,10 +1,13 @@
 //! Making submission folders for the tests of `--submission` and `grader grade`, out of
 //! the reference solution's files and the lab's mutants.
 //!
-//! Each test gets a folder of its own under `<kit>/target/cli-tests/`, at the same path
-//! on every run: a submission's build key comes from its path, so the next run of the
-//! suite reuses its build instead of adding one.
+//! Each test gets a temporary folder of its own, so runs of the suite side by side do not
+//! meet. A submission's build is keyed by its files' content, so the same submission in
+//! the next run reuses its build instead of adding one: keep what a test writes the same
+//! from run to run (pass anything that must differ through the environment).
 
+use std::ffi::OsStr;
+use std::ops::Deref;
 use std::path::{Path, PathBuf};
 
 use crate::util::kit;
@@ -34,14 +37,36 @@ impl Layout {
     }
 }
 
-/// An empty folder for `test`, at a path that does not change between runs.
-pub fn folder(test: &str) -> PathBuf {
-    let dir = kit().join("target").join("cli-tests").join(test);
-    if dir.exists() {
-        std::fs::remove_dir_all(&dir).expect("clear the test folder");
+/// A temporary folder, removed when dropped; it derefs to its path.
+pub struct Folder(tempfile::TempDir);
+
+impl Deref for Folder {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        self.0.path()
     }
-    std::fs::create_dir_all(&dir).expect("create the test folder");
-    dir
+}
+
+impl AsRef<Path> for Folder {
+    fn as_ref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl AsRef<OsStr> for Folder {
+    fn as_ref(&self) -> &OsStr {
+        self.0.path().as_os_str()
+    }
+}
+
+/// An empty temporary folder for `test` (the name shows in the folder's name).
+pub fn folder(test: &str) -> Folder {
+    Folder(
+        tempfile::Builder::new()
+            .prefix(&format!("grader-{test}-"))
+            .tempdir()
+            .expect("a temporary folder"),
+    )
 }
 
 /// The reference solution's version of declared file `file`.
