@@ -40,8 +40,11 @@ kit, bench, n = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]), int(sys.ar
 files = ["src/breaker.rs", "src/bulkhead.rs", "src/relay.rs"]
 reference = {f: (kit / "solutions/lab4" / f).read_text() for f in files}
 mutants = sorted((kit / "labs/lab4/mutants").glob("*.json"))
-stamp = f"// bench run {time.time_ns()}\n"
+run = time.time_ns()
 for copy in ("batch", "one_by_one"):
+    # A comment new to each run and each copy: every crate really builds, and the two
+    # ways share no build (builds are keyed by the files' content).
+    stamp = f"// bench run {run} {copy}\n"
     root = bench / copy
     shutil.rmtree(root, ignore_errors=True)
     for i in range(n):
@@ -54,7 +57,6 @@ for copy in ("batch", "one_by_one"):
         for f, text in texts.items():
             path = root / f"s{i:02}" / f
             path.parent.mkdir(parents=True, exist_ok=True)
-            # A new comment each run: every crate really rebuilds.
             path.write_text(text + stamp)
 PY
 

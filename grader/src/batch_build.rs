@@ -3,7 +3,8 @@
 //! Cargo holds a lock on its target folder for the length of a build, so separate builds
 //! sharing the compiled dependencies run one after the other, each paying cargo's start-up
 //! and using one core for one small crate. Here one generated workspace has a harness
-//! package per submission (`lab_harness_<key>`, linked with `graded_<key>`), and one
+//! package per submission (`batch_harness_<key>`, linked with `graded_<key>`; named apart
+//! from `grader check`'s `lab_harness_<key>`, which may build the same code), and one
 //! `cargo build --keep-going` compiles them side by side on every core; a submission
 //! that does not compile stops only its own harness.
 //!
@@ -23,6 +24,9 @@ use crate::error::Error;
 use crate::lab::Lab;
 use crate::provenance::hex;
 use crate::submission::{self, Ready};
+
+/// The harness programs of a batch: `batch_harness_<key>`.
+const BIN_PREFIX: &str = "batch_harness_";
 
 /// Builds every one of `readies`; one result each, in order. `Err` for the whole call
 /// only when cargo cannot be started or the workspace cannot be written.
@@ -50,7 +54,7 @@ pub fn build_many(
     let toml = |p: &Path| serde_json::to_string(&p.display().to_string()).unwrap_or_default();
     for r in &unique {
         let key = &r.subject.key;
-        let bin = format!("lab_harness_{key}");
+        let bin = format!("{BIN_PREFIX}{key}");
         let manifest = format!(
             "# Written by the grader for a batch of submissions; do not edit.\n\
              [package]\nname = \"{bin}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
@@ -76,7 +80,7 @@ pub fn build_many(
     );
     // Each submission is built once: incremental data would only cost time and disk.
     for k in &keys {
-        for package in [format!("graded_{k}"), format!("lab_harness_{k}")] {
+        for package in [format!("graded_{k}"), format!("{BIN_PREFIX}{k}")] {
             root.push_str(&format!(
                 "\n[profile.dev.package.{package}]\nincremental = false\n"
             ));
@@ -126,7 +130,7 @@ pub fn build_many(
         match msg["reason"].as_str() {
             Some("compiler-artifact") => {
                 let name = msg["target"]["name"].as_str().unwrap_or("");
-                if let Some(key) = name.strip_prefix("lab_harness_") {
+                if let Some(key) = name.strip_prefix(BIN_PREFIX) {
                     if let (Some(f), Some(exe)) = (found.get_mut(key), msg["executable"].as_str()) {
                         f.executable = Some(PathBuf::from(exe));
                     }
