@@ -374,3 +374,81 @@ impl Stopwatch {
         self.0.elapsed()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn crashed(message: &str) -> ScenarioResult {
+        ScenarioResult {
+            name: "x".into(),
+            title: "x".into(),
+            category: "x".into(),
+            status: Status::Error,
+            score: 0,
+            max_score: 1,
+            message: message.into(),
+            failure: None,
+            hint: None,
+            timeline: Vec::new(),
+            backtrace: None,
+            stopped_at: None,
+        }
+    }
+
+    fn run(ending: Ending, stderr: &str) -> Run {
+        Run {
+            events: Vec::new(),
+            ending,
+            stderr: stderr.into(),
+        }
+    }
+
+    const LIMITS: Limits = Limits {
+        cpu_seconds: Some(10),
+        memory_bytes: Some(512 * 1024 * 1024),
+    };
+
+    #[test]
+    fn the_cpu_limit_is_named_and_counts_as_a_timeout() {
+        let judged = crashed("the process was killed by signal 24 during step 2 (an abort?)");
+        let r = explain_limits(judged, &run(Ending::Signaled(libc::SIGXCPU), ""), &LIMITS);
+        assert_eq!(r.status, Status::Timeout);
+        assert_eq!(
+            r.message,
+            "the process used up its CPU time (the limit is 10 s per scenario, all threads together) during step 2: an endless loop, or busy waiting?"
+        );
+    }
+
+    #[test]
+    fn the_memory_limit_is_named() {
+        let judged = crashed("the process was killed by signal 6 during step 1 (an abort?)");
+        let stderr = "memory allocation of 67108864 bytes failed\n";
+        let r = explain_limits(
+            judged,
+            &run(Ending::Signaled(libc::SIGABRT), stderr),
+            &LIMITS,
+        );
+        assert_eq!(r.status, Status::Error);
+        assert!(
+            r.message.starts_with(
+                "the process ran out of memory (the limit is 512 MB per scenario) during step 1"
+            ),
+            "{}",
+            r.message
+        );
+    }
+
+    #[test]
+    fn other_crashes_are_left_alone() {
+        let judged = crashed("the process was killed by signal 11 during step 1 (an abort?)");
+        let r = explain_limits(judged.clone(), &run(Ending::Signaled(11), ""), &LIMITS);
+        assert_eq!(r.message, judged.message);
+        let r = explain_limits(
+            judged.clone(),
+            &run(Ending::Signaled(libc::SIGXCPU), ""),
+            &Limits::default(),
+        );
+        assert_eq!(r.message, judged.message);
+    }
+}
