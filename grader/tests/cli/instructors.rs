@@ -167,6 +167,23 @@ fn err(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// What the shipped lab 4 holds.
+fn shipped_counts() -> grader::validation::Counts {
+    let lab = grader::lab::Lab::load(&crate::util::kit(), "lab4").expect("lab4 loads");
+    grader::validation::lab(&lab).counts
+}
+
+/// The points of the shipped lab 4's hidden scenarios.
+fn hidden_points() -> u32 {
+    let lab = grader::lab::Lab::load(&crate::util::kit(), "lab4").expect("lab4 loads");
+    let hidden = grader::validation::json_files(&lab.hidden_dir());
+    grader::validation::load_scenarios(&lab, &hidden)
+        .scenarios
+        .iter()
+        .map(|s| s.points)
+        .sum()
+}
+
 /// What each command of the walk-through must have printed, beyond its exit status; and
 /// where the text shows output, that the output is what it shows.
 fn check(command: &str, status: i32, o: &Output) {
@@ -193,11 +210,27 @@ fn check(command: &str, status: i32, o: &Output) {
             "{t}"
         );
     } else if command == "grader validate lab4" {
+        // The shipped lab, plus the walk-through's scenario of 3 points.
+        let c = shipped_counts();
+        let (scenarios, points) = (c.visible + c.hidden + 1, c.points + 3);
         assert_eq!(
             err(o),
-            "lab4: 35 scenarios (32 visible, 3 hidden), 146 points, 18 mutants: all valid\n"
+            format!(
+                "lab4: {scenarios} scenarios ({} visible, {} hidden), {points} points, {} mutants: all valid\n",
+                c.visible + 1,
+                c.hidden,
+                c.mutants
+            ),
+            "{t}"
         );
-        assert!(DOC.contains("35 scenarios, 146 points and 18 mutants"));
+        let sentence = format!(
+            "{scenarios} scenarios, {points} points and {} mutants",
+            c.mutants
+        );
+        assert!(
+            DOC.contains(&sentence),
+            "docs/instructors.md should say \"{sentence}\" after `grader validate lab4`"
+        );
     } else if command.starts_with("grader audit") {
         let text = out(o);
         assert!(text.contains("\nAudit passed"), "{t}");
@@ -213,8 +246,13 @@ fn check(command: &str, status: i32, o: &Output) {
             );
         }
     } else if command.starts_with("cargo run") {
+        let c = shipped_counts();
+        let visible_points = c.points + 3 - hidden_points();
         assert!(
-            out(o).contains("Total: 0/133 points, 0 of 32 scenarios passed"),
+            out(o).contains(&format!(
+                "Total: 0/{visible_points} points, 0 of {} scenarios passed",
+                c.visible + 1
+            )),
             "{t}"
         );
     }
