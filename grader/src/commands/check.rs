@@ -33,7 +33,14 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
     let Some(dir) = &args.submission else {
         let selection = check::select(&lab, false, &args.scenarios)?;
         let (subject, mode) = if args.solution {
-            (check::solution_subject(&lab), "--solution")
+            let subject = check::solution_subject(&lab);
+            if !subject.crate_dir.is_dir() {
+                return Err(Error::Usage(format!(
+                    "this copy of the kit has no reference solution ({} is not here): it is the student edition\n  help: grade your own crate with `grader check {}`",
+                    lab.manifest.solution_crate, lab.manifest.name
+                )));
+            }
+            (subject, "--solution")
         } else {
             (check::student_subject(&lab), "")
         };

@@ -101,6 +101,9 @@ pub fn write(
         colour_score(&total, report.score, report.max_score).bold(),
         report.scenarios.len()
     )?;
+    if let Some(p) = &report.provenance {
+        writeln!(out, "{}", p.line().dimmed())?;
+    }
     if report.hidden_not_run > 0 {
         writeln!(
             out,
@@ -138,7 +141,7 @@ fn start_here(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
             }
         }
     }
-    stops.sort_by(|a, b| b.1.cmp(&a.1));
+    stops.sort_by_key(|s| std::cmp::Reverse(s.1));
     writeln!(out)?;
     writeln!(out, "{}", "Start here:".bold())?;
     for (place, n) in &stops {
