@@ -65,7 +65,7 @@ fn watch_grades_again_when_a_file_is_saved() {
     }
     assert!(
         seen.iter()
-            .any(|l| l == "Total: 0/130 points, 0 of 31 scenarios passed"),
+            .any(|l| l == "Total: 0/134 points, 0 of 32 scenarios passed"),
         "first report:\n{}",
         seen.join("\n")
     );
@@ -82,11 +82,11 @@ fn watch_grades_again_when_a_file_is_saved() {
     assert_eq!(status.code(), Some(0), "{text}");
     assert!(
         rest.first()
-            .is_some_and(|l| l.starts_with("+130 points (130/130): State machine now passes")),
+            .is_some_and(|l| l.starts_with("+134 points (134/134): State machine now passes")),
         "the second report opens with what changed:\n{text}"
     );
     assert!(
-        text.contains("Total: 130/130 points, 31 of 31 scenarios passed"),
+        text.contains("Total: 134/134 points, 32 of 32 scenarios passed"),
         "{text}"
     );
 }
