@@ -194,33 +194,90 @@ fn write(lab: &Lab, out: &Path, report: &validation::LabReport) -> Result<Releas
     })
 }
 
-/// The note appended to the edition's README.
+/// The note appended to the edition's README, wrapped like the rest of it.
 fn edition_note(lab: &Lab, hidden: usize, hidden_points: u32, mutants: usize) -> String {
     let name = &lab.manifest.name;
-    let mut text = format!(
-        "## About this edition\n\n\
-         This is the student edition of {name}, written by `grader release {name}`. \
-         `cargo run -p grader -- check {name}` grades `{}` on the visible scenarios in \
-         `labs/{name}/scenarios/`.\n\n\
-         Left out, because they belong to the instructors:\n\n\
-         - the reference solution (`{}`);\n",
-        lab.manifest.student_crate, lab.manifest.solution_crate
-    );
+    let mut left_out = vec![format!(
+        "the reference solution (`{}`);",
+        lab.manifest.solution_crate
+    )];
     if hidden > 0 {
-        text.push_str(&format!(
-            "- {hidden} hidden scenario{} worth {hidden_points} points, which run only when submissions are graded;\n",
+        left_out.push(format!(
+            "{hidden} hidden scenario{} worth {hidden_points} points, which run only when submissions are graded;",
             if hidden == 1 { "" } else { "s" }
         ));
     }
     if mutants > 0 {
-        text.push_str("- the known-wrong variants of the reference that check the scenarios (`grader audit`);\n");
+        left_out.push(
+            "the known-wrong variants of the reference that check the scenarios (`grader audit`);"
+                .to_owned(),
+        );
     }
-    text.push_str(
-        "- the instructors' documentation, and the grader's own test suite (`grader/tests/`), \
-         which grades the reference solution and those variants.\n\n\
-         Links above to files that are not here point into the instructors' edition.\n",
+    left_out.push(
+        "the instructors' documentation, and the grader's own test suite (`grader/tests/`), which grades the reference solution and those variants."
+            .to_owned(),
     );
+    let mut text = String::from("## About this edition\n\n");
+    text.push_str(&wrap(
+        &format!(
+            "This is the student edition of {name}, written by `grader release {name}`. \
+             `cargo run -p grader -- check {name}` grades `{}` on the visible scenarios in \
+             `labs/{name}/scenarios/`.",
+            lab.manifest.student_crate
+        ),
+        "",
+    ));
+    text.push_str("\nLeft out, because they belong to the instructors:\n\n");
+    for item in &left_out {
+        text.push_str(&wrap(item, "- "));
+    }
+    text.push('\n');
+    text.push_str(&wrap(
+        "Links above to files that are not here point into the instructors' edition.",
+        "",
+    ));
     text
+}
+
+/// `text` as lines of at most 90 characters (a `code span` is never split), the first
+/// starting with `first` and the others indented to match it.
+fn wrap(text: &str, first: &str) -> String {
+    const WIDTH: usize = 90;
+    // Words, with each code span kept whole.
+    let mut tokens: Vec<String> = Vec::new();
+    let mut in_code = false;
+    for word in text.split_whitespace() {
+        match tokens.last_mut() {
+            Some(last) if in_code => {
+                last.push(' ');
+                last.push_str(word);
+            }
+            _ => tokens.push(word.to_owned()),
+        }
+        if word.matches('`').count() % 2 == 1 {
+            in_code = !in_code;
+        }
+    }
+    let indent = " ".repeat(first.len());
+    let mut out = String::new();
+    let mut line = first.to_owned();
+    let mut empty = true;
+    for token in tokens {
+        if !empty && line.len() + 1 + token.len() > WIDTH {
+            out.push_str(line.trim_end());
+            out.push('\n');
+            line = indent.clone();
+            empty = true;
+        }
+        if !empty {
+            line.push(' ');
+        }
+        line.push_str(&token);
+        empty = false;
+    }
+    out.push_str(line.trim_end());
+    out.push('\n');
+    out
 }
 
 /// Checks the written edition: its lab validates, no file copies a solution file, no
@@ -524,6 +581,19 @@ mod tests {
         let manifest = format!("{MANIFEST}sol = {{ path = \"solutions/lab4\" }}\n");
         let err = rewrite_manifest(&manifest, &["solutions/lab4".to_owned()]).unwrap_err();
         assert!(err.to_string().contains("solutions/lab4"), "{err}");
+    }
+
+    #[test]
+    fn notes_are_wrapped_at_90_columns() {
+        let text = wrap(&"word ".repeat(40), "- ");
+        assert!(text.lines().all(|l| l.len() <= 90), "{text}");
+        assert!(text.starts_with("- word"));
+        assert!(
+            text.lines().skip(1).all(|l| l.starts_with("  word")),
+            "{text}"
+        );
+        let text = wrap(&format!("{} `a code span`", "x".repeat(80)), "");
+        assert_eq!(text, format!("{}\n`a code span`\n", "x".repeat(80)));
     }
 
     #[test]

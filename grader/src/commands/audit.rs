@@ -15,6 +15,13 @@ pub fn exec(ctx: &mut Ctx<'_>, args: AuditArgs) -> Result<u8, Error> {
     if args.runs == 0 {
         return Err(Error::Usage("--runs must be at least 1".into()));
     }
+    let solution = lab.kit.join(&lab.manifest.solution_crate);
+    if !crate::mutants::dir(&lab).is_dir() || !solution.is_dir() {
+        return Err(Error::Usage(format!(
+            "this kit has no mutants of {0} or no reference solution ({1}): it is a student edition\n  help: run the audit in the instructors' edition, which has {1} and labs/{0}/mutants/",
+            lab.manifest.name, lab.manifest.solution_crate
+        )));
+    }
     // An audit of a lab with a broken scenario or mutant would blame the wrong thing;
     // points that do not add up change nothing it measures.
     let validated = validation::lab(&lab);

@@ -1,18 +1,19 @@
 //! The instructors' walk-through (`docs/instructors.md`) runs as written: every command
 //! of its `sh` blocks, in order, in a scratch copy of the kit, with the file changes its
-//! text asks for. And an audit fails, naming the scenario, when a scenario is weakened
-//! so that it no longer catches its mutant.
+//! text asks for. Then, in the same kit (whose builds are done by then), an audit fails,
+//! naming the scenario, when a scenario is weakened so that it no longer catches its
+//! mutant.
 //!
-//! Both build code in scratch kits. They keep their folders under the target folder (see
-//! `util::test_dir`), and point cargo's build folder (`CARGO_BUILD_BUILD_DIR`) at one
-//! where the dependencies are likely compiled already: the grader's harness builds of the
-//! real kit for `grader` commands, this test binary's for `cargo` commands. That only
-//! saves time; nothing depends on it.
+//! Each kit it builds in has build folders of its own: cargo keys a path package by its
+//! name and its path inside the workspace, which are the same in a copy of the kit, so a
+//! build folder shared with another kit would mix their builds. The build folders stay in
+//! the test's `cache/` (see `util::test_dir`), so only the first run on a machine
+//! compiles the dependencies.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::util::{copy_kit_paths, target_dir, test_dir, transcript};
+use crate::util::{copy_kit_paths, test_dir, transcript};
 
 const DOC: &str = include_str!("../../../docs/instructors.md");
 
@@ -38,11 +39,11 @@ const KIT_PATHS: &[&str] = &[
 enum Action {
     /// "Save it as `PATH`:" and the `json` block that follows.
     Write { path: String, text: String },
-    /// "In `FILE`, change `FROM` to `TO`".
-    Change {
+    /// "In `FILE`, add the new scenario's N points to `KEY`".
+    AddPoints {
         file: String,
-        from: String,
-        to: String,
+        key: String,
+        points: u32,
     },
     /// A line of an `sh` block; `# exits with N` at its end gives the exit status.
     Run { command: String, status: i32 },
@@ -103,15 +104,15 @@ fn actions() -> Vec<Action> {
             continue;
         }
         if let Some(rest) = line.split("In `").nth(1) {
-            if let (Some(file), Some(from), Some(to)) = (
+            if let (Some(file), Some(points), Some(key)) = (
                 rest.split('`').next(),
-                between(rest, ", change `", "` to `"),
-                between(rest, "` to `", "`"),
+                between(rest, "add the new scenario's ", " points"),
+                between(rest, " points to `", "`"),
             ) {
-                actions.push(Action::Change {
+                actions.push(Action::AddPoints {
                     file: file.to_owned(),
-                    from: from.to_owned(),
-                    to: to.to_owned(),
+                    key: key.to_owned(),
+                    points: points.parse().expect("a number of points"),
                 });
             }
         }
@@ -119,16 +120,6 @@ fn actions() -> Vec<Action> {
         prose.push('\n');
     }
     actions
-}
-
-/// Where cargo keeps intermediate build files for `command`: the real kit's harness
-/// builds for the grader's, this test binary's for cargo's own.
-fn build_dir(command: &str) -> PathBuf {
-    if command.starts_with("cargo ") {
-        target_dir()
-    } else {
-        crate::util::kit().join("target/grader/cargo")
-    }
 }
 
 /// Runs one command line with `sh`, `grader` on the `PATH`.
@@ -148,13 +139,10 @@ fn run(command: &str, cwd: &Path, root: &Path) -> Output {
         .env("PATH", path)
         .env("NO_COLOR", "1")
         .env_remove("CLICOLOR_FORCE")
-        // Each kit its own grader builds; cargo's own output away from this binary's.
-        .env("GRADER_WORK_DIR", root.join("work").join(&kit_name))
-        .env(
-            "CARGO_TARGET_DIR",
-            root.join("cargo-target").join(&kit_name),
-        )
-        .env("CARGO_BUILD_BUILD_DIR", build_dir(command))
+        // Each kit its own build folders, kept for the next run.
+        .env("GRADER_WORK_DIR", root.join("cache/work").join(&kit_name))
+        .env("CARGO_TARGET_DIR", root.join("cache/cargo").join(&kit_name))
+        .env_remove("CARGO_BUILD_BUILD_DIR")
         .output()
         .expect("run sh")
 }
@@ -184,70 +172,117 @@ fn hidden_points() -> u32 {
         .sum()
 }
 
+/// `line` with every number replaced by `N` and runs of spaces by one: what stays the
+/// same when lab 4 gains a scenario or a mutant.
+fn shape(line: &str) -> String {
+    let mut out = String::new();
+    for word in line.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        let mut last_digit = false;
+        for c in word.chars() {
+            if c.is_ascii_digit() {
+                if !last_digit {
+                    out.push('N');
+                }
+                last_digit = true;
+            } else {
+                out.push(c);
+                last_digit = false;
+            }
+        }
+    }
+    out
+}
+
+/// The points of the walk-through's new scenario, from the doc.
+fn draft_points() -> u32 {
+    let Some(Action::Write { text, .. }) = actions().into_iter().next() else {
+        panic!("the walk-through starts by saving a scenario");
+    };
+    let draft: serde_json::Value = serde_json::from_str(&text).expect("the draft is JSON");
+    draft["points"].as_u64().expect("points") as u32
+}
+
 /// What each command of the walk-through must have printed, beyond its exit status; and
-/// where the text shows output, that the output is what it shows.
+/// where the text shows output, that it is what the grader prints (numbers aside, which
+/// change as lab 4 gains scenarios and mutants).
 fn check(command: &str, status: i32, o: &Output) {
     let t = transcript(o);
+    let new = draft_points();
     if command.starts_with("grader validate labs/lab4/drafts/") {
         assert!(
-            err(o).contains(": 1 scenario file of lab4, 3 points: all valid"),
+            err(o).contains(&format!(
+                ": 1 scenario file of lab4, {new} points: all valid"
+            )),
             "{t}"
         );
     } else if command.starts_with("grader check lab4 --solution --scenario") {
         assert!(
-            out(o).contains("Total: 3/3 points, 1 of 1 scenarios passed"),
+            out(o).contains(&format!(
+                "Total: {new}/{new} points, 1 of 1 scenarios passed"
+            )),
             "{t}"
         );
     } else if command == "grader validate lab4" && status == 2 {
         let shown = between(DOC, "```text\nlabs/lab4/lab.json", "```").expect("the doc shows it");
+        let shown: Vec<String> = format!("labs/lab4/lab.json{shown}")
+            .lines()
+            .map(shape)
+            .collect();
+        let printed: Vec<String> = err(o).lines().take(2).map(shape).collect();
         assert_eq!(
-            format!("labs/lab4/lab.json{shown}"),
-            err(o)
-                .lines()
-                .take(2)
-                .map(|l| format!("{l}\n"))
-                .collect::<String>(),
-            "{t}"
+            shown, printed,
+            "docs/instructors.md shows other words:\n{t}"
         );
     } else if command == "grader validate lab4" {
-        // The shipped lab, plus the walk-through's scenario of 3 points.
+        // The shipped lab, plus the walk-through's scenario.
         let c = shipped_counts();
-        let (scenarios, points) = (c.visible + c.hidden + 1, c.points + 3);
         assert_eq!(
             err(o),
             format!(
-                "lab4: {scenarios} scenarios ({} visible, {} hidden), {points} points, {} mutants: all valid\n",
+                "lab4: {} scenarios ({} visible, {} hidden), {} points, {} mutants: all valid\n",
+                c.visible + c.hidden + 1,
                 c.visible + 1,
                 c.hidden,
+                c.points + new,
                 c.mutants
             ),
             "{t}"
         );
-        let sentence = format!(
-            "{scenarios} scenarios, {points} points and {} mutants",
-            c.mutants
-        );
-        assert!(
-            DOC.contains(&sentence),
-            "docs/instructors.md should say \"{sentence}\" after `grader validate lab4`"
-        );
     } else if command.starts_with("grader audit") {
         let text = out(o);
         assert!(text.contains("\nAudit passed"), "{t}");
-        for line in text.lines().filter(|l| {
-            l.starts_with("scenario ")
-                || l.starts_with("sm_failed_e902_trial_reopens ")
-                || l.contains(". no_half_open ")
-                || l.contains(". wait_not_restarted ")
-        }) {
+        let row: Vec<&str> = text
+            .lines()
+            .find(|l| l.starts_with("sm_failed_e902_trial_reopens "))
+            .expect("a row for the new scenario")
+            .split_whitespace()
+            .collect();
+        assert_eq!(row[1], "ok", "{t}");
+        // The mutants the doc says it catches are caught.
+        for mutant in ["no_half_open", "wait_not_restarted"] {
+            let legend = text
+                .lines()
+                .find(|l| l.contains(&format!(". {mutant} ")))
+                .expect("a legend line");
+            let n: usize = legend
+                .trim_start()
+                .split('.')
+                .next()
+                .and_then(|n| n.parse().ok())
+                .expect("a number");
+            assert_eq!(row[1 + n], "x", "{mutant} should be caught:\n{t}");
             assert!(
-                DOC.contains(&format!("\n{line}\n")),
-                "docs/instructors.md should show this line of the audit as it is:\n{line}"
+                DOC.lines().any(|l| shape(l) == shape(legend)),
+                "docs/instructors.md should show this line of the audit:\n{legend}"
             );
         }
+        assert!(DOC.contains("\nsm_failed_e902_trial_reopens              ok  "));
     } else if command.starts_with("cargo run") {
         let c = shipped_counts();
-        let visible_points = c.points + 3 - hidden_points();
+        let visible_points = c.points + new - hidden_points();
         assert!(
             out(o).contains(&format!(
                 "Total: 0/{visible_points} points, 0 of {} scenarios passed",
@@ -258,8 +293,10 @@ fn check(command: &str, status: i32, o: &Output) {
     }
 }
 
+/// The walk-through as written; then, in the same kit, an audit that fails because a
+/// scenario was weakened.
 #[test]
-fn the_walkthrough_runs_as_written() {
+fn the_walkthrough_runs_as_written_and_a_weakened_scenario_fails_the_audit() {
     let actions = actions();
     let runs = actions
         .iter()
@@ -280,11 +317,17 @@ fn the_walkthrough_runs_as_written() {
                 std::fs::create_dir_all(path.parent().expect("a folder")).expect("create");
                 std::fs::write(&path, text).expect("write");
             }
-            Action::Change { file, from, to } => {
+            Action::AddPoints { file, key, points } => {
                 let path = cwd.join(file);
                 let text = std::fs::read_to_string(&path).expect("read");
-                assert!(text.contains(from.as_str()), "{file} has no {from}");
-                std::fs::write(&path, text.replacen(from.as_str(), to, 1)).expect("write");
+                let needle = format!("\"{key}\": ");
+                let at = text.find(&needle).expect("the key") + needle.len();
+                let digits = text[at..]
+                    .find(|c: char| !c.is_ascii_digit())
+                    .expect("a number");
+                let old: u32 = text[at..at + digits].parse().expect("a number");
+                let new = format!("{}{}{}", &text[..at], old + points, &text[at + digits..]);
+                std::fs::write(&path, new).expect("write");
             }
             Action::Run { command, status } => {
                 if let Some(dir) = command.strip_prefix("cd ") {
@@ -312,6 +355,8 @@ fn the_walkthrough_runs_as_written() {
     );
     assert!(!student.join("labs/lab4/drafts").exists());
     assert!(!student.join("docs").exists());
+
+    a_weakened_scenario_fails_the_audit(&root, &kit);
 }
 
 /// The doc's example of a mistake is what `grader validate` prints for it.
@@ -344,25 +389,10 @@ fn the_walkthroughs_example_mistake_is_reported_as_shown() {
 }
 
 /// A scenario that stops catching the mutant its file names fails the audit, which says
-/// which scenario and which mutant. The kit is cut down to one mutant and two scenarios
-/// (one visible, one hidden) to keep the builds few.
-#[test]
-fn a_weakened_scenario_fails_the_audit() {
-    let root = test_dir("instructors-weakened");
-    let kit = root.join("kit");
-    copy_kit_paths(
-        &kit,
-        &[
-            "Cargo.toml",
-            "Cargo.lock",
-            "crates",
-            "fixtures",
-            "grader/harness",
-            "grader/protocol",
-            "solutions",
-            "labs",
-        ],
-    );
+/// which scenario and which mutant. Run in the walk-through's kit, whose reference and
+/// mutants are built already, cut down to one mutant and two scenarios (one visible, one
+/// hidden).
+fn a_weakened_scenario_fails_the_audit(root: &Path, kit: &Path) {
     let lab = kit.join("labs/lab4");
     let keep = [
         "scenarios/sm_opens_at_threshold.json",
@@ -391,15 +421,7 @@ fn a_weakened_scenario_fails_the_audit() {
         ),
     )
     .expect("write");
-
-    let output = crate::util::grader()
-        .arg("--kit")
-        .arg(&kit)
-        .args(["audit", "lab4", "--runs", "1"])
-        .env("GRADER_WORK_DIR", root.join("work"))
-        .env("CARGO_BUILD_BUILD_DIR", build_dir("grader"))
-        .output()
-        .expect("run the grader");
-    assert_eq!(output.status.code(), Some(1), "{}", transcript(&output));
-    insta::assert_snapshot!(out(&output));
+    let o = run("grader audit lab4 --runs 1", kit, root);
+    assert_eq!(o.status.code(), Some(1), "{}", transcript(&o));
+    insta::assert_snapshot!("a_weakened_scenario_fails_the_audit", out(&o));
 }

@@ -81,14 +81,39 @@ pub fn target_dir() -> PathBuf {
         .to_path_buf()
 }
 
-/// An empty folder for one test under the target folder, at the same path every run, so
-/// that builds made there are reused or overwritten by the next run instead of piling up
-/// in the shared build folder. Only one test may use a given name.
+/// A folder for one test under the target folder, at the same path every run, emptied
+/// except for its `cache/` subfolder: builds kept there (with GRADER_WORK_DIR or
+/// CARGO_TARGET_DIR) are reused by the next run instead of starting cold, and never shared
+/// with another test's kit. Only one test may use a given name.
 pub fn test_dir(name: &str) -> PathBuf {
     let dir = target_dir().join("grader-tests").join(name);
-    if dir.exists() {
-        std::fs::remove_dir_all(&dir).expect("empty the test folder");
+    std::fs::create_dir_all(dir.join("cache")).expect("create the test folder");
+    for entry in std::fs::read_dir(&dir)
+        .expect("read the test folder")
+        .flatten()
+    {
+        if entry.file_name() == "cache" {
+            continue;
+        }
+        let path = entry.path();
+        if path.is_dir() {
+            std::fs::remove_dir_all(&path).expect("empty the test folder");
+        } else {
+            std::fs::remove_file(&path).expect("empty the test folder");
+        }
     }
-    std::fs::create_dir_all(&dir).expect("create the test folder");
     dir
+}
+
+/// Changes `total_points` in a lab manifest to `change(old)`, whatever it was.
+pub fn change_total_points(manifest: &Path, change: impl FnOnce(u32) -> u32) {
+    let text = std::fs::read_to_string(manifest).expect("read the manifest");
+    let key = "\"total_points\": ";
+    let at = text.find(key).expect("total_points") + key.len();
+    let len = text[at..]
+        .find(|c: char| !c.is_ascii_digit())
+        .expect("a number");
+    let old: u32 = text[at..at + len].parse().expect("a number");
+    let new = format!("{}{}{}", &text[..at], change(old), &text[at + len..]);
+    std::fs::write(manifest, new).expect("write the manifest");
 }
