@@ -19,7 +19,7 @@ use std::process::{Command, Stdio};
 
 use sha2::{Digest, Sha256};
 
-use crate::build::{Built, write_if_changed};
+use crate::build::{Built, strip_ansi, write_if_changed};
 use crate::error::Error;
 use crate::lab::Lab;
 use crate::provenance::hex;
@@ -200,22 +200,4 @@ pub fn build_many(
         })
         .collect();
     Ok(results)
-}
-
-/// Removes terminal colour sequences.
-fn strip_ansi(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            for c in chars.by_ref() {
-                if c.is_ascii_alphabetic() {
-                    break;
-                }
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }

@@ -162,7 +162,7 @@ fn relabel(text: &str, subject: &Subject) -> String {
 }
 
 /// Removes terminal colour sequences.
-fn strip_ansi(text: &str) -> String {
+pub(crate) fn strip_ansi(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars();
     while let Some(c) = chars.next() {
