@@ -350,8 +350,8 @@ fn an_invalid_lab_is_not_released() {
     exit status: 2
     ----- stdout -----
     ----- stderr -----
-    error: labs/lab4/lab.json:11:3: total_points is 140, but the scenarios add up to 143 (130 visible, 13 hidden)
-      help: set "total_points": 143, or change the points of the scenarios
+    error: labs/lab4/lab.json:11:3: total_points is 144, but the scenarios add up to 147 (134 visible, 13 hidden)
+      help: set "total_points": 147, or change the points of the scenarios
     1 problem found; nothing was released. Fix the file above and run again.
     "#);
     assert!(!out.exists());
