@@ -37,6 +37,9 @@ pub struct Selection {
     pub scenarios: Vec<Scenario>,
     /// Hidden scenarios present but not selected.
     pub hidden_not_run: usize,
+    /// Points of the hidden scenarios not selected. In the student edition the hidden
+    /// files are absent, so this is what the lab's total has beyond the visible ones.
+    pub hidden_points_not_run: u32,
     /// CPU time and memory limits for each scenario's process, from the lab.
     pub limits: Limits,
 }
@@ -56,13 +59,18 @@ pub fn select(lab: &Lab, with_hidden: bool, only: &[String]) -> Result<Selection
     let mut scenarios = load::load_dir(lab, &lab.scenarios_dir()).map_err(Error::Invalid)?;
     let hidden_dir = lab.hidden_dir();
     let mut hidden_not_run = 0;
+    let mut hidden_points_not_run = 0;
     if hidden_dir.is_dir() {
         let hidden = load::load_dir(lab, &hidden_dir).map_err(Error::Invalid)?;
         if with_hidden {
             scenarios.extend(hidden);
         } else {
             hidden_not_run = hidden.len();
+            hidden_points_not_run = hidden.iter().map(|s| s.points).sum();
         }
+    } else {
+        let visible: u32 = scenarios.iter().map(|s| s.points).sum();
+        hidden_points_not_run = lab.manifest.total_points.saturating_sub(visible);
     }
     let problems = crate::scenario::validate::check_set(&scenarios);
     if !problems.is_empty() {
@@ -96,6 +104,7 @@ pub fn select(lab: &Lab, with_hidden: bool, only: &[String]) -> Result<Selection
         }
         scenarios = chosen;
         hidden_not_run = 0;
+        hidden_points_not_run = 0;
     }
     let order = |s: &Scenario| {
         lab.manifest
@@ -104,10 +113,17 @@ pub fn select(lab: &Lab, with_hidden: bool, only: &[String]) -> Result<Selection
             .position(|c| c.id == s.category)
             .unwrap_or(usize::MAX)
     };
-    scenarios.sort_by(|a, b| order(a).cmp(&order(b)).then_with(|| a.path.cmp(&b.path)));
+    // By category, visible before hidden, then by file.
+    let hidden = |s: &Scenario| s.visibility == crate::scenario::Visibility::Hidden;
+    scenarios.sort_by(|a, b| {
+        (order(a), hidden(a))
+            .cmp(&(order(b), hidden(b)))
+            .then_with(|| a.path.cmp(&b.path))
+    });
     Ok(Selection {
         scenarios,
         hidden_not_run,
+        hidden_points_not_run,
         limits: limits(lab),
     })
 }
@@ -359,6 +375,7 @@ pub fn assemble(
         categories,
         scenarios,
         hidden_not_run: selection.hidden_not_run,
+        hidden_points_not_run: selection.hidden_points_not_run,
         compile_errors,
         source_warnings: crate::source_scan::scan(subject, &lab.manifest.student_files),
         provenance: None,

@@ -222,12 +222,19 @@ fn missing_step(
     let action = describe(step);
     if let Some(s) = stuck.filter(|s| s.step == i) {
         let ids: Vec<String> = s.requests.iter().map(|id| format!("#{id}")).collect();
+        // Of simultaneous requests, which ones got stuck depends on thread timing: name
+        // how many instead, so the report is the same on every run.
+        let who = match step {
+            Step::SendConcurrent(x) => format!("{} of the {} requests", ids.len(), x.count),
+            _ => format!(
+                "request{} {}",
+                if ids.len() == 1 { "" } else { "s" },
+                ids.join(", ")
+            ),
+        };
         let observed = format!(
-            "request{} {} still inside the relay after {} ms of real time: neither returned nor reached {}",
-            if ids.len() == 1 { "" } else { "s" },
-            ids.join(", "),
-            s.waited_ms,
-            s.target
+            "{who} still inside the relay after {} ms of real time: neither returned nor reached {}",
+            s.waited_ms, s.target
         );
         let expected =
             "every request returns at once or waits inside the target (never inside the relay)"
@@ -295,7 +302,15 @@ fn panic_message(
         .unwrap_or_else(|| "an unknown place".to_owned());
     // Request threads are named `request-N`; the harness's own thread reads the relay's
     // state (breaker_state, transitions) after every step.
+    let simultaneous = p.step.is_some_and(|i| {
+        matches!(
+            scenario.steps.get(i).map(|st| &st.step),
+            Some(Step::SendConcurrent(_) | Step::Release(_))
+        )
+    });
     let who = match p.thread.strip_prefix("request-") {
+        // Which of several simultaneous requests panicked first is down to timing.
+        Some(_) if simultaneous => ", in one of the requests".to_owned(),
         Some(id) => format!(", in request #{id}"),
         None => {
             ", while the grader read the relay's state (Relay::breaker_state or Relay::transitions)"
@@ -469,6 +484,14 @@ fn timeline(
         };
         let result = if r.requests.is_empty() {
             String::new()
+        } else if matches!(placed.step, Step::SendConcurrent(_) | Step::Release(_)) {
+            // Which of several simultaneous requests got which answer depends on thread
+            // timing; how many got each does not. Counts keep reports identical run to run.
+            let mut tally: BTreeMap<String, u32> = BTreeMap::new();
+            for q in &r.requests {
+                *tally.entry(q.outcome.clone()).or_default() += 1;
+            }
+            counts(&tally)
         } else {
             r.requests
                 .iter()

@@ -104,12 +104,18 @@ pub fn write(
     if let Some(p) = &report.provenance {
         writeln!(out, "{}", p.line().dimmed())?;
     }
+    let points = report.hidden_points_not_run;
     if report.hidden_not_run > 0 {
         writeln!(
             out,
-            "{} hidden scenario{} will also run when your submission is graded.",
+            "{} hidden scenario{} ({points} points) will also run when your submission is graded.",
             report.hidden_not_run,
             if report.hidden_not_run == 1 { "" } else { "s" }
+        )?;
+    } else if points > 0 {
+        writeln!(
+            out,
+            "Hidden scenarios worth {points} points will also run when your submission is graded."
         )?;
     }
     Ok(())

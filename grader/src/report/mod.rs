@@ -59,6 +59,9 @@ pub struct Report {
     pub scenarios: Vec<ScenarioResult>,
     /// Hidden scenarios that exist but were not run here.
     pub hidden_not_run: usize,
+    /// Points of the hidden scenarios that were not run here.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub hidden_points_not_run: u32,
     /// The compiler's diagnostics when the code under test does not compile.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub compile_errors: Option<String>,
@@ -169,4 +172,8 @@ pub struct TimelineEntry {
     pub transitions: Vec<String>,
     /// Whether this is the step where the scenario failed.
     pub failed_here: bool,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
