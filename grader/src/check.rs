@@ -166,7 +166,18 @@ pub fn grade(
         Err(Error::KitBuild { log, .. })
             if subject.key == "student" && log.contains("main/src/main.rs") =>
         {
-            Built::CompileFailed(crate::submission::api_mismatch(lab, subject, &log))
+            let log: Vec<&str> = log
+                .lines()
+                .filter(|l| {
+                    let l = l.trim_start();
+                    !l.starts_with("Compiling ") && !l.starts_with("error: could not compile")
+                })
+                .collect();
+            Built::CompileFailed(crate::submission::api_mismatch(
+                lab,
+                subject,
+                &log.join("\n"),
+            ))
         }
         other => other?,
     };

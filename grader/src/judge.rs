@@ -266,8 +266,8 @@ fn missing_step(
         Ending::TimedOut => (
             Status::Timeout,
             format!(
-                "no progress for {} ms of real time {place}: an endless loop, or a deadlock",
-                timeout_ms
+                "still running after {} of real time {place}: an endless loop, or a deadlock",
+                duration(timeout_ms)
             ),
             None,
         ),

@@ -7,8 +7,10 @@
 //! - `src/bulkhead.rs`: the per-target concurrency limit;
 //! - `src/relay.rs`: one breaker and one bulkhead per target, around every call.
 //!
-//! Keep the public items (names, arguments, return types): the grader calls them.
-//! Everything private is yours to shape.
+//! Keep the public items as they are (names, arguments, return types): the grader calls
+//! `Relay::new`, `Relay::handle`, `Relay::breaker_state` and `Relay::transitions`, and the
+//! handout describes the breaker and bulkhead by these names. Everything private is
+//! yours to shape.
 
 pub mod breaker;
 pub mod bulkhead;

@@ -44,6 +44,12 @@ pub fn exec(ctx: &mut Ctx<'_>, args: LabArg) -> Result<u8, Error> {
         visible.count(),
         lab.manifest.name
     ));
+    if selection.hidden_points_not_run > 0 {
+        text.push_str(&format!(
+            "Hidden scenarios worth {} points run only when submissions are graded.\n",
+            selection.hidden_points_not_run
+        ));
+    }
     written(ctx.out.write_all(text.as_bytes()))?;
     Ok(exit::PASSED)
 }

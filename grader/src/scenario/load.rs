@@ -72,7 +72,10 @@ pub fn json_error(shown: &Path, text: &str, e: &serde_json::Error) -> Diagnostic
     let mut d = Diagnostic::at(shown, pos, describe_json_error(e));
     let message = e.to_string();
     if message.starts_with("missing field") {
-        d = d.help("every required field is listed in labs/README.md");
+        d = d.help(format!(
+            "the lab's {} lists every field, and which are required",
+            crate::schema::FILE_NAME
+        ));
     } else if message.starts_with("unknown variant") && message.contains("`expect_transitions`") {
         d = d.help(
             "a step is one of: script, send, send_concurrent, release, advance, expect, expect_transitions",
