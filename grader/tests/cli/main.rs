@@ -8,6 +8,7 @@ mod batch;
 mod check;
 mod ci;
 mod errors;
+mod failures;
 mod formats;
 mod instructors;
 mod release;
