@@ -199,7 +199,8 @@ pub fn grade(
                 "running {n} scenario{} ...",
                 if n == 1 { "" } else { "s" }
             );
-            run_all(&harness, subject, selection, opts)?
+            let live = std::io::IsTerminal::is_terminal(&std::io::stderr());
+            run_all_showing(&harness, subject, selection, opts, live.then_some(progress))?
         }
     };
     Ok(assemble(lab, subject, selection, results, None))
@@ -270,13 +271,27 @@ pub fn run_all(
     selection: &Selection,
     opts: &RunOptions,
 ) -> Result<Vec<ScenarioResult>, Error> {
+    run_all_showing(harness, subject, selection, opts, None)
+}
+
+/// [`run_all`], counting finished scenarios on one rewritten line of `live` (a terminal).
+pub fn run_all_showing(
+    harness: &Path,
+    subject: &Subject,
+    selection: &Selection,
+    opts: &RunOptions,
+    mut live: Option<&mut dyn Write>,
+) -> Result<Vec<ScenarioResult>, Error> {
     let scenarios = &selection.scenarios;
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<ScenarioResult, Error>>>> =
         Mutex::new((0..scenarios.len()).map(|_| None).collect());
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
     std::thread::scope(|scope| {
         for _ in 0..opts.jobs.max(1).min(scenarios.len().max(1)) {
-            scope.spawn(|| {
+            let done_tx = done_tx.clone();
+            let (next, results) = (&next, &results);
+            scope.spawn(move || {
                 loop {
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     let Some(scenario) = scenarios.get(i) else {
@@ -286,8 +301,25 @@ pub fn run_all(
                     if let Ok(mut all) = results.lock() {
                         all[i] = Some(outcome);
                     }
+                    let _ = done_tx.send(());
                 }
             });
+        }
+        drop(done_tx);
+        let total = scenarios.len();
+        for finished in 1..=total {
+            if done_rx.recv().is_err() {
+                break;
+            }
+            if let Some(out) = live.as_mut() {
+                let _ = write!(out, "\r  scenario {finished} of {total} done");
+                let _ = out.flush();
+            }
+        }
+        if let Some(out) = live.as_mut() {
+            // Clear the progress line so the report starts on a clean one.
+            let _ = write!(out, "\r\x1b[2K");
+            let _ = out.flush();
         }
     });
     let all = results.into_inner().unwrap_or_default();
