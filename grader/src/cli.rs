@@ -54,6 +54,14 @@ pub struct RunArgs {
     /// Scenarios run at once (default: the number of cores).
     #[arg(long, short = 'j', value_name = "N")]
     pub jobs: Option<usize>,
+
+    /// CPU seconds one scenario's process may use (default: the lab's).
+    #[arg(long, value_name = "SECONDS")]
+    pub cpu_seconds: Option<u64>,
+
+    /// Megabytes of memory one scenario's process may map (default: the lab's).
+    #[arg(long, value_name = "MB")]
+    pub memory_mb: Option<u64>,
 }
 
 /// `grader check`.

@@ -31,7 +31,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
         verbose: args.verbose,
     };
     let Some(dir) = &args.submission else {
-        let selection = check::select(&lab, false, &args.scenarios)?;
+        let selection = super::with_limits(check::select(&lab, false, &args.scenarios)?, &args.run);
         let (subject, mode) = if args.solution {
             let subject = check::solution_subject(&lab);
             if !subject.crate_dir.is_dir() {
@@ -63,6 +63,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
     };
     let command = provenance::command(&lab.manifest.name, "--submission .", &args.scenarios);
     let graded = check::select(&lab, true, &args.scenarios).and_then(|selection| {
+        let selection = super::with_limits(selection, &args.run);
         submission::grade(&lab, dir, &selection, &opts, &command, ctx.err)
             .map(|outcome| (selection, outcome))
     });

@@ -42,7 +42,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: GradeArgs) -> Result<u8, Error> {
     // mostly sleeps.
     opts.jobs = 1;
     let pool = (2 * cores).max(jobs);
-    let selection = check::select(&lab, true, &[])?;
+    let selection = super::with_limits(check::select(&lab, true, &[])?, &args.run);
     let render = Render {
         format: args.format,
         hints: true,

@@ -64,6 +64,21 @@ pub fn run_options(lab: &Lab, args: &RunArgs, backtrace: bool) -> Result<RunOpti
     })
 }
 
+/// A selection whose per-scenario CPU and memory limits follow the command line where it
+/// overrides the lab.
+pub fn with_limits(
+    mut selection: crate::check::Selection,
+    args: &RunArgs,
+) -> crate::check::Selection {
+    if let Some(cpu) = args.cpu_seconds {
+        selection.limits.cpu_seconds = Some(cpu);
+    }
+    if let Some(mb) = args.memory_mb {
+        selection.limits.memory_bytes = Some(mb.saturating_mul(1024 * 1024));
+    }
+    selection
+}
+
 /// Writes `what` to standard output, turning a failure into an [`Error`].
 pub fn written(result: std::io::Result<()>) -> Result<(), Error> {
     result.map_err(|e| Error::io("write to", std::path::Path::new("standard output"), e))

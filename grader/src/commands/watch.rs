@@ -44,6 +44,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: WatchArgs) -> Result<u8, Error> {
     loop {
         // Scenarios are read again each time, so edits to them count too.
         let graded = check::select(&lab, false, &[])
+            .map(|selection| super::with_limits(selection, &args.run))
             .and_then(|selection| check::grade(&lab, &subject, &selection, &opts, ctx.err));
         let mut text = Vec::new();
         if terminal {

@@ -152,3 +152,35 @@ fn a_stack_overflow_is_reported_as_one() {
         "{s}"
     );
 }
+
+#[test]
+fn the_cpu_limit_can_be_set_on_the_command_line() {
+    // Spins in Relay::new, where no request watchdog looks: only a limit stops it.
+    let dir = submission(
+        "relay.rs",
+        "        let log = TransitionLog::new();",
+        "        let log = TransitionLog::new();\n        while std::hint::black_box(true) {}",
+    );
+    let output = grader()
+        .args([
+            "check",
+            "lab4",
+            "--format",
+            "json",
+            "--timeout",
+            "60",
+            "--cpu-seconds",
+            "1",
+        ])
+        .args(["--scenario", "be_b201_not_counted", "--submission"])
+        .arg(dir.path())
+        .output()
+        .expect("the grader runs");
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("a JSON report");
+    let s = scenario(&report, "be_b201_not_counted");
+    assert_eq!(s["status"], "timeout", "{s}");
+    assert!(
+        s["message"].as_str().unwrap_or("").contains("CPU time"),
+        "{s}"
+    );
+}
