@@ -285,7 +285,10 @@ fn crash_message(run: &Run, place: &str, timeout_ms: u64) -> String {
             format!("the process was killed by signal {sig} {place} (an abort?)")
         }
         Ending::Exited(code) => format!("the process exited with status {code} {place}"),
-        Ending::TimedOut => format!("no progress for {timeout_ms} ms of real time {place}"),
+        Ending::TimedOut => format!(
+            "still running after {} of real time {place}",
+            duration(timeout_ms)
+        ),
     }
 }
 
