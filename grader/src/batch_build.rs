@@ -15,11 +15,12 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use sha2::{Digest, Sha256};
 
-use crate::build::{Built, strip_ansi, write_if_changed};
+use crate::build::{
+    Built, DEV_PROFILE, cargo_build, copy_kit_lock, harness_package, strip_ansi, write_if_changed,
+};
 use crate::error::Error;
 use crate::lab::Lab;
 use crate::provenance::hex;
@@ -50,32 +51,18 @@ pub fn build_many(
         "batch_{}",
         &hex(&Sha256::digest(keys.join(",")))[..16]
     ));
-    let kit = &lab.kit;
-    let toml = |p: &Path| serde_json::to_string(&p.display().to_string()).unwrap_or_default();
     for r in &unique {
-        let key = &r.subject.key;
-        let bin = format!("{BIN_PREFIX}{key}");
+        let bin = format!("{BIN_PREFIX}{}", r.subject.key);
         let manifest = format!(
-            "# Written by the grader for a batch of submissions; do not edit.\n\
-             [package]\nname = \"{bin}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-             [[bin]]\nname = \"{bin}\"\npath = {main}\n\n\
-             [dependencies]\n\
-             relay_base = {{ path = {subject}, package = \"{package}\" }}\n\
-             relay_kit = {{ path = {relay_kit} }}\n\
-             lab4_harness = {{ path = {harness} }}\n",
-            main = toml(&kit.join(&lab.manifest.harness).join("main/src/main.rs")),
-            harness = toml(&kit.join(&lab.manifest.harness)),
-            subject = toml(&r.subject.crate_dir),
-            package = r.subject.package,
-            relay_kit = toml(&kit.join("crates/relay_kit")),
+            "# Written by the grader for a batch of submissions; do not edit.\n{}",
+            harness_package(lab, &bin, &r.subject)
         );
-        write_if_changed(&ws.join(key).join("Cargo.toml"), &manifest)?;
+        write_if_changed(&ws.join(&r.subject.key).join("Cargo.toml"), &manifest)?;
     }
     let members: Vec<String> = keys.iter().map(|k| format!("{k:?}")).collect();
     let mut root = format!(
         "# Written by the grader for a batch of submissions; do not edit.\n\
-         [workspace]\nresolver = \"3\"\nmembers = [{}]\n\n\
-         [profile.dev]\ndebug = \"line-tables-only\"\n",
+         [workspace]\nresolver = \"3\"\nmembers = [{}]\n\n{DEV_PROFILE}",
         members.join(", ")
     );
     // Each submission is built once: incremental data would only cost time and disk.
@@ -87,27 +74,8 @@ pub fn build_many(
         }
     }
     write_if_changed(&ws.join("Cargo.toml"), &root)?;
-    let lock = ws.join("Cargo.lock");
-    let kit_lock = kit.join("Cargo.lock");
-    if !lock.exists() && kit_lock.exists() {
-        std::fs::copy(&kit_lock, &lock).map_err(|e| Error::io("copy", &kit_lock, e))?;
-    }
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = Command::new(&cargo)
-        .arg("build")
-        .arg("--manifest-path")
-        .arg(ws.join("Cargo.toml"))
-        .arg("--target-dir")
-        .arg(work.join("cargo"))
-        .arg("--message-format=json-diagnostic-rendered-ansi")
-        .arg("--workspace")
-        .arg("--bins")
-        .arg("--keep-going")
-        .env_remove("CARGO_TARGET_DIR")
-        .env("CARGO_TERM_COLOR", "never")
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| Error::Cargo(format!("{}: {e}", Path::new(&cargo).display())))?;
+    copy_kit_lock(lab, &ws)?;
+    let output = cargo_build(&ws, work, &["--workspace", "--bins", "--keep-going"])?;
 
     #[derive(Default)]
     struct Found {

@@ -7,7 +7,7 @@
 //! compiled once and each crate under test costs one incremental build.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 
 use crate::error::Error;
 use crate::lab::Lab;
@@ -63,49 +63,14 @@ pub fn build(lab: &Lab, subject: &Subject, work: &Path) -> Result<Built, Error> 
     let ws = work.join("builds").join(&subject.key);
     std::fs::create_dir_all(&ws).map_err(|e| Error::io("create", &ws, e))?;
     let bin = format!("lab_harness_{}", subject.key);
-    let kit = &lab.kit;
-    let dep = |rel: &str| toml_path(&kit.join(rel));
     let manifest = format!(
-        "# Written by the grader for each crate under test; do not edit.\n\
-         [package]\nname = \"{bin}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-         [[bin]]\nname = \"{bin}\"\npath = {main}\n\n\
-         [dependencies]\n\
-         relay_base = {{ path = {subject}, package = \"{package}\" }}\n\
-         relay_kit = {{ path = {relay_kit} }}\n\
-         lab4_harness = {{ path = {harness} }}\n\n\
-         [workspace]\n\n\
-         # Line tables are enough for panic locations and backtraces; full debug info\n\
-         # only slows the link that every edit of the code under test pays for.\n\
-         [profile.dev]\ndebug = \"line-tables-only\"\n",
-        main = toml_path(&kit.join(&lab.manifest.harness).join("main/src/main.rs")),
-        harness = toml_path(&kit.join(&lab.manifest.harness)),
-        subject = toml_path(&subject.crate_dir),
-        package = subject.package,
-        relay_kit = dep("crates/relay_kit"),
+        "# Written by the grader for each crate under test; do not edit.\n{}\n\
+         [workspace]\n\n{DEV_PROFILE}",
+        harness_package(lab, &bin, subject)
     );
     write_if_changed(&ws.join("Cargo.toml"), &manifest)?;
-    let lock = ws.join("Cargo.lock");
-    if !lock.exists() {
-        let kit_lock = kit.join("Cargo.lock");
-        if kit_lock.exists() {
-            std::fs::copy(&kit_lock, &lock).map_err(|e| Error::io("copy", &kit_lock, e))?;
-        }
-    }
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = Command::new(&cargo)
-        .arg("build")
-        .arg("--manifest-path")
-        .arg(ws.join("Cargo.toml"))
-        .arg("--target-dir")
-        .arg(work.join("cargo"))
-        .arg("--message-format=json-diagnostic-rendered-ansi")
-        .arg("--bin")
-        .arg(&bin)
-        .env_remove("CARGO_TARGET_DIR")
-        .env("CARGO_TERM_COLOR", "never")
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| Error::Cargo(format!("{}: {e}", Path::new(&cargo).display())))?;
+    copy_kit_lock(lab, &ws)?;
+    let output = cargo_build(&ws, work, &["--bin", &bin])?;
     let stdout = String::from_utf8_lossy(&output.stdout);
     let mut executable = None;
     let mut subject_errors = Vec::new();
@@ -153,6 +118,60 @@ pub fn build(lab: &Lab, subject: &Subject, work: &Path) -> Result<Built, Error> 
         what: subject.label.clone(),
         log: log.trim_end().to_owned(),
     })
+}
+
+/// The profile of every generated harness workspace. Line tables are enough for panic
+/// locations and backtraces; full debug info only slows the link that every edit of the
+/// code under test pays for.
+pub(crate) const DEV_PROFILE: &str = "[profile.dev]\ndebug = \"line-tables-only\"\n";
+
+/// The manifest of a harness package named `bin`: the lab's harness program, linked with
+/// `subject` as `relay_base`.
+pub(crate) fn harness_package(lab: &Lab, bin: &str, subject: &Subject) -> String {
+    let kit = &lab.kit;
+    format!(
+        "[package]\nname = \"{bin}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+         [[bin]]\nname = \"{bin}\"\npath = {main}\n\n\
+         [dependencies]\n\
+         relay_base = {{ path = {subject}, package = \"{package}\" }}\n\
+         relay_kit = {{ path = {relay_kit} }}\n\
+         lab4_harness = {{ path = {harness} }}\n",
+        main = toml_path(&kit.join(&lab.manifest.harness).join("main/src/main.rs")),
+        harness = toml_path(&kit.join(&lab.manifest.harness)),
+        subject = toml_path(&subject.crate_dir),
+        package = subject.package,
+        relay_kit = toml_path(&kit.join("crates/relay_kit")),
+    )
+}
+
+/// Starts a generated workspace from the kit's lock file, so it builds with the versions
+/// the kit was tested with and reuses their compiled artifacts.
+pub(crate) fn copy_kit_lock(lab: &Lab, ws: &Path) -> Result<(), Error> {
+    let lock = ws.join("Cargo.lock");
+    let kit_lock = lab.kit.join("Cargo.lock");
+    if !lock.exists() && kit_lock.exists() {
+        std::fs::copy(&kit_lock, &lock).map_err(|e| Error::io("copy", &kit_lock, e))?;
+    }
+    Ok(())
+}
+
+/// Runs `cargo build` on the generated workspace `ws` into the shared target folder, with
+/// JSON messages on standard output; `select` names what to build.
+pub(crate) fn cargo_build(ws: &Path, work: &Path, select: &[&str]) -> Result<Output, Error> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    Command::new(&cargo)
+        .arg("build")
+        .arg("--manifest-path")
+        .arg(ws.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(work.join("cargo"))
+        .arg("--message-format=json-diagnostic-rendered-ansi")
+        .args(select)
+        .env_remove("CARGO_TARGET_DIR")
+        .env("CARGO_TERM_COLOR", "never")
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| Error::Cargo(format!("{}: {e}", Path::new(&cargo).display())))
 }
 
 /// Rewrites the crate folder's absolute path in compiler output to the path people know.
