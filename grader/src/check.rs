@@ -261,6 +261,7 @@ pub fn plan(scenario: &Scenario, opts: &RunOptions) -> Plan {
         stuck_after_ms: opts.stuck_after_ms,
         targets: scenario.targets.clone(),
         actions,
+        race: None,
     }
 }
 

@@ -9,12 +9,16 @@
 //! Codes and states travel as their report spelling (`"E904"`, `"HALF_OPEN"`), so this crate
 //! depends on nothing but serde.
 
+mod race;
+
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+pub use race::{Frame, RacePlan, TraceEvent, TraceObject, Violation, Waiting};
+
 /// The version of this protocol; the harness refuses a plan from another version.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// Everything the harness needs to run one scenario.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -31,6 +35,9 @@ pub struct Plan {
     pub targets: Vec<TargetPlan>,
     /// What to do, in order.
     pub actions: Vec<Action>,
+    /// Set for the race checks' harness only: how to explore the schedules of the plan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub race: Option<RacePlan>,
 }
 
 /// One target and its protection settings.
@@ -120,6 +127,23 @@ pub enum Event {
     Stuck(StuckRecord),
     /// Every action ran.
     Finished,
+    /// Race checks: the events up to the next `Schedule` belong to schedule `index`
+    /// (1-based, in the order explored). Only schedules whose steps came out differently
+    /// from every earlier one are written, and the one that broke a property.
+    Schedule {
+        /// The schedule's number.
+        index: u64,
+    },
+    /// Race checks: a property broke on the current schedule.
+    Violation(Violation),
+    /// Race checks: what each thread did on the current schedule, in the order the explorer
+    /// ran it.
+    Trace(Vec<TraceEvent>),
+    /// Race checks: the exploration ended after `schedules` schedules.
+    Explored {
+        /// How many schedules ran.
+        schedules: u64,
+    },
 }
 
 /// What one action produced, and the state of things right after it.
