@@ -142,7 +142,10 @@ pub fn build_many(
                 harness: f.map(|f| f.harness.clone()).unwrap_or_default(),
             };
             if let Some(exe) = f.executable {
-                return Ok(Built::Harness(exe));
+                return Ok(Built::Harness(crate::build::Harness {
+                    main: exe,
+                    race: crate::race::Race::None,
+                }));
             }
             if f.subject.iter().any(|(is_error, _)| *is_error) {
                 let text: Vec<String> = f.subject.into_iter().map(|(_, t)| t).collect();

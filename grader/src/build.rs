@@ -11,6 +11,7 @@ use std::process::{Command, Output, Stdio};
 
 use crate::error::Error;
 use crate::lab::Lab;
+use crate::race::build::{Planned, Race};
 
 /// A crate to grade.
 #[derive(Clone, Debug)]
@@ -43,11 +44,20 @@ impl Subject {
 /// code under test.
 #[derive(Debug)]
 pub enum Built {
-    /// The harness binary.
-    Harness(PathBuf),
+    /// The harness programs.
+    Harness(Harness),
     /// The code under test does not compile; the rendered diagnostics, paths as people
     /// see them.
     CompileFailed(String),
+}
+
+/// The programs that run one crate under test's scenarios.
+#[derive(Clone, Debug)]
+pub struct Harness {
+    /// The harness program, for every scenario but race checks.
+    pub main: PathBuf,
+    /// The race harness program for race checks, or why there is none.
+    pub race: Race,
 }
 
 /// The folder where the grader keeps builds and runs: `GRADER_WORK_DIR`, or
@@ -58,21 +68,34 @@ pub fn work_dir(kit: &Path) -> PathBuf {
         .unwrap_or_else(|| kit.join("target").join("grader"))
 }
 
-/// Builds the lab's harness against `subject`.
+/// Builds the lab's harness against `subject`, and its race harness when the lab has
+/// race checks, in one cargo call.
 pub fn build(lab: &Lab, subject: &Subject, work: &Path) -> Result<Built, Error> {
     let ws = work.join("builds").join(&subject.key);
     std::fs::create_dir_all(&ws).map_err(|e| Error::io("create", &ws, e))?;
     let bin = format!("lab_harness_{}", subject.key);
+    let race_bin = format!("lab_race_{}", subject.key);
+    let planned = crate::race::build::plan(lab, &ws, &race_bin, subject)?;
+    let (members, profile) = match planned {
+        Planned::Written { .. } => ("members = [\"race\"]\n", crate::race::build::profile()),
+        _ => ("", String::new()),
+    };
     let manifest = format!(
         "# Written by the grader for each crate under test; do not edit.\n{}\n\
-         [workspace]\n\n{DEV_PROFILE}",
+         [workspace]\n{members}\n{DEV_PROFILE}{profile}",
         harness_package(lab, &bin, subject)
     );
     write_if_changed(&ws.join("Cargo.toml"), &manifest)?;
     copy_kit_lock(lab, &ws)?;
-    let output = cargo_build(&ws, work, &["--bin", &bin])?;
+    let mut select = vec!["--bin", bin.as_str()];
+    if let Some(race) = planned.bin() {
+        select.extend(["--workspace", "--bin", race, "--keep-going"]);
+    }
+    let output = cargo_build(&ws, work, &select)?;
     let stdout = String::from_utf8_lossy(&output.stdout);
     let mut executable = None;
+    let mut race_executable = None;
+    let mut race_errors = Vec::new();
     let mut subject_errors = Vec::new();
     let mut other_errors = Vec::new();
     for line in stdout.lines() {
@@ -83,12 +106,23 @@ pub fn build(lab: &Lab, subject: &Subject, work: &Path) -> Result<Built, Error> 
             Some("compiler-artifact") if msg["target"]["name"] == bin.as_str() => {
                 executable = msg["executable"].as_str().map(PathBuf::from);
             }
+            Some("compiler-artifact")
+                if Some(msg["target"]["name"].as_str().unwrap_or("")) == planned.bin() =>
+            {
+                race_executable = msg["executable"].as_str().map(PathBuf::from);
+            }
             Some("compiler-message") => {
                 let level = msg["message"]["level"].as_str().unwrap_or("");
                 let rendered = strip_ansi(msg["message"]["rendered"].as_str().unwrap_or(""));
                 let src = msg["target"]["src_path"].as_str().unwrap_or("");
                 let in_subject = Path::new(src).starts_with(&subject.crate_dir);
-                if in_subject && (level == "error" || level == "warning") {
+                if planned.owns(msg["manifest_path"].as_str().unwrap_or("")) {
+                    if in_subject && level == "error" {
+                        race_errors.push(relabel(&rendered, subject));
+                    } else if level == "error" {
+                        other_errors.push(rendered);
+                    }
+                } else if in_subject && (level == "error" || level == "warning") {
                     subject_errors.push((level == "error", rendered));
                 } else if level == "error" {
                     other_errors.push(rendered);
@@ -97,14 +131,6 @@ pub fn build(lab: &Lab, subject: &Subject, work: &Path) -> Result<Built, Error> 
             _ => {}
         }
     }
-    if output.status.success() {
-        return executable
-            .map(Built::Harness)
-            .ok_or_else(|| Error::KitBuild {
-                what: subject.label.clone(),
-                log: "cargo reported success but named no harness binary".into(),
-            });
-    }
     if subject_errors.iter().any(|(is_error, _)| *is_error) {
         let text: Vec<String> = subject_errors
             .into_iter()
@@ -112,12 +138,25 @@ pub fn build(lab: &Lab, subject: &Subject, work: &Path) -> Result<Built, Error> 
             .collect();
         return Ok(Built::CompileFailed(text.join("\n").trim_end().to_owned()));
     }
-    let mut log = other_errors.join("\n");
-    log.push_str(&String::from_utf8_lossy(&output.stderr));
-    Err(Error::KitBuild {
-        what: subject.label.clone(),
-        log: log.trim_end().to_owned(),
-    })
+    let kit_broken = |mut log: String| {
+        log.push_str(&String::from_utf8_lossy(&output.stderr));
+        Error::KitBuild {
+            what: subject.label.clone(),
+            log: log.trim_end().to_owned(),
+        }
+    };
+    let Some(main) = executable else {
+        if output.status.success() {
+            return Err(kit_broken(
+                "cargo reported success but named no harness binary\n".into(),
+            ));
+        }
+        return Err(kit_broken(other_errors.join("\n")));
+    };
+    match crate::race::build::outcome(planned, race_executable, &race_errors) {
+        Some(race) => Ok(Built::Harness(Harness { main, race })),
+        None => Err(kit_broken(other_errors.join("\n"))),
+    }
 }
 
 /// The profile of every generated harness workspace. Line tables are enough for panic
@@ -199,7 +238,7 @@ pub(crate) fn strip_ansi(text: &str) -> String {
 }
 
 /// A path as a TOML string.
-fn toml_path(p: &Path) -> String {
+pub(crate) fn toml_path(p: &Path) -> String {
     serde_json::to_string(&p.display().to_string()).unwrap_or_default()
 }
 

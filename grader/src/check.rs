@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use grader_protocol::{Action, PROTOCOL_VERSION, Plan};
 
-use crate::build::{self, Built, Subject};
+use crate::build::{self, Built, Harness, Subject};
 use crate::diagnostic::did_you_mean;
 use crate::error::Error;
 use crate::judge;
@@ -28,6 +28,10 @@ pub struct RunOptions {
     pub jobs: usize,
     /// Capture backtraces of panics.
     pub backtrace: bool,
+    /// Race scenarios run only this schedule (`--schedule`), and tell it in full.
+    pub schedule: Option<u64>,
+    /// How race scenarios explore schedules: the lab's race settings, if it has any.
+    pub race: Option<crate::race::Settings>,
 }
 
 /// The scenarios to run, how many hidden ones were left out, and the lab's limits on
@@ -224,6 +228,7 @@ pub fn not_compiled(selection: &Selection) -> Vec<ScenarioResult> {
             timeline: Vec::new(),
             backtrace: None,
             stopped_at: None,
+            interleaving: None,
         })
         .collect()
 }
@@ -267,7 +272,7 @@ pub fn plan(scenario: &Scenario, opts: &RunOptions) -> Plan {
 
 /// Runs every scenario, `opts.jobs` at a time, and judges each.
 pub fn run_all(
-    harness: &Path,
+    harness: &Harness,
     subject: &Subject,
     selection: &Selection,
     opts: &RunOptions,
@@ -277,7 +282,7 @@ pub fn run_all(
 
 /// [`run_all`], counting finished scenarios on one rewritten line of `live` (a terminal).
 pub fn run_all_showing(
-    harness: &Path,
+    harness: &Harness,
     subject: &Subject,
     selection: &Selection,
     opts: &RunOptions,
@@ -329,16 +334,20 @@ pub fn run_all_showing(
         .collect()
 }
 
-/// Runs one scenario in its own process under `limits`, and judges it.
+/// Runs one scenario in its own process under `limits`, and judges it. Race checks run
+/// on the race harness, over many schedules.
 pub fn run_one(
-    harness: &Path,
+    harness: &Harness,
     subject: &Subject,
     scenario: &Scenario,
     opts: &RunOptions,
     limits: &Limits,
 ) -> Result<ScenarioResult, Error> {
+    if scenario.race {
+        return crate::race::run_one(&harness.race, subject, scenario, opts, limits);
+    }
     let run = runner::run(
-        harness,
+        &harness.main,
         plan(scenario, opts),
         Duration::from_millis(opts.timeout_ms),
         *limits,
@@ -463,6 +472,7 @@ mod tests {
             timeline: Vec::new(),
             backtrace: None,
             stopped_at: None,
+            interleaving: None,
         }
     }
 

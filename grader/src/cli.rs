@@ -83,6 +83,12 @@ pub struct CheckArgs {
     #[arg(long = "scenario", value_name = "NAME_OR_PATH")]
     pub scenarios: Vec<String>,
 
+    /// With one race scenario: run only its explored schedule N (the number its report
+    /// gives) and tell that schedule in full. The same code always explores the same
+    /// schedules, so N replays exactly the interleaving that was reported.
+    #[arg(long, value_name = "N", requires = "scenarios")]
+    pub schedule: Option<u64>,
+
     /// Report format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,

@@ -118,6 +118,7 @@ pub fn judge(
         timeline: Vec::new(),
         backtrace: None,
         stopped_at: None,
+        interleaving: None,
     };
 
     // Walk the steps in order; the first problem decides the verdict.
@@ -462,7 +463,7 @@ fn records(lines: &[String]) -> String {
 }
 
 /// The steps that ran, as a timeline.
-fn timeline(
+pub(crate) fn timeline(
     scenario: &Scenario,
     records: &BTreeMap<usize, &StepRecord>,
     begun: &BTreeMap<usize, u64>,

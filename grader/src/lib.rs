@@ -25,6 +25,7 @@ pub mod lab;
 pub mod materialize;
 pub mod mutants;
 pub mod provenance;
+pub mod race;
 pub mod release;
 pub mod report;
 pub mod runner;

@@ -24,7 +24,8 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
         colored::control::set_override(false);
     }
     let lab = ctx.lab(&args.lab)?;
-    let opts = run_options(&lab, &args.run, args.verbose)?;
+    let mut opts = run_options(&lab, &args.run, args.verbose)?;
+    opts.schedule = args.schedule;
     let render = Render {
         format: args.format,
         hints: !args.no_hints,
@@ -32,6 +33,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
     };
     let Some(dir) = &args.submission else {
         let selection = super::with_limits(check::select(&lab, false, &args.scenarios)?, &args.run);
+        one_race_scenario(&selection, args.schedule)?;
         let (subject, mode) = if args.solution {
             let subject = check::solution_subject(&lab);
             if !subject.crate_dir.is_dir() {
@@ -64,6 +66,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
     let command = provenance::command(&lab.manifest.name, "--submission .", &args.scenarios);
     let graded = check::select(&lab, true, &args.scenarios).and_then(|selection| {
         let selection = super::with_limits(selection, &args.run);
+        one_race_scenario(&selection, args.schedule)?;
         submission::grade(&lab, dir, &selection, &opts, &command, ctx.err)
             .map(|outcome| (selection, outcome))
     });
@@ -99,6 +102,28 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
                 lab.manifest.student_files.join(", ")
             )))
         }
+    }
+}
+
+/// `--schedule` replays one schedule of one race scenario: checks that is what was asked.
+fn one_race_scenario(selection: &Selection, schedule: Option<u64>) -> Result<(), Error> {
+    let Some(n) = schedule else {
+        return Ok(());
+    };
+    if n == 0 {
+        return Err(Error::Usage(
+            "--schedule counts from 1: give the number the report names".into(),
+        ));
+    }
+    match selection.scenarios.as_slice() {
+        [one] if one.race => Ok(()),
+        [one] => Err(Error::Usage(format!(
+            "--schedule {n}: {} is not a race check, so it has no schedules to replay\n  help: `grader list` marks the race checks; their failures print the command to replay",
+            one.name
+        ))),
+        _ => Err(Error::Usage(format!(
+            "--schedule {n} replays a schedule of one race scenario: give exactly one --scenario"
+        ))),
     }
 }
 

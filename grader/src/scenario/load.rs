@@ -160,6 +160,7 @@ pub fn parse(lab: &Lab, text: &str, shown: &Path) -> Result<Scenario, Vec<Diagno
         points: file.points,
         visibility: file.visibility,
         smoke: file.smoke,
+        race: file.race,
         description: file.description,
         hint: file.hint,
         targets,

@@ -29,6 +29,8 @@ pub struct Scenario {
     pub visibility: Visibility,
     /// Not expected to catch any known bug.
     pub smoke: bool,
+    /// Runs on the schedule-exploring runtime, over many schedules (see [`crate::race`]).
+    pub race: bool,
     /// Plain-words description.
     pub description: String,
     /// Hint shown after a failure.
