@@ -53,6 +53,13 @@ struct Monitor {
     /// The action running.
     step: usize,
     targets: BTreeMap<String, Watch>,
+    /// Each request's target.
+    sent: BTreeMap<u64, String>,
+    /// The request each task carries.
+    carries: BTreeMap<usize, u64>,
+    /// For each request, its target's state (as recorded) when the request first touched a
+    /// lock or atomic of the code under test: about when the breaker decided on it.
+    arrived_in: BTreeMap<u64, String>,
     found: Option<Violation>,
 }
 
@@ -82,23 +89,60 @@ impl Monitor {
         }
     }
 
-    /// Reads the record from where it last stopped: steps and transition records.
+    /// Reads the record from where it last stopped: steps, requests, transition records,
+    /// and the first touch of each request on the code under test's locks and atomics.
     fn read_record(&mut self) {
-        let notes: Vec<(&'static str, u64, String)> = trace::with_events(|events| {
+        enum Seen {
+            Note(&'static str, u64, String),
+            Carries(usize, u64),
+            Touch(usize),
+        }
+        let seen: Vec<Seen> = trace::with_events(|events| {
             events[self.read.min(events.len())..]
                 .iter()
                 .filter_map(|e| match &e.what {
-                    What::Note { kind, id, text } => Some((*kind, *id, text.clone())),
+                    What::Note {
+                        kind: "request",
+                        id,
+                        ..
+                    } => e.task.map(|task| Seen::Carries(task, *id)),
+                    What::Note { kind, id, text } => Some(Seen::Note(kind, *id, text.clone())),
+                    What::Acquired(o, _) | What::Atomic { object: o, .. }
+                        if !story::kit_made(o) =>
+                    {
+                        e.task.map(Seen::Touch)
+                    }
                     _ => None,
                 })
                 .collect()
         });
         self.read = trace::len();
-        for (kind, id, text) in notes {
-            match kind {
-                "step" => self.step = usize::try_from(id).unwrap_or(usize::MAX),
-                "record" => self.recorded(&text),
-                _ => {}
+        for seen in seen {
+            match seen {
+                Seen::Note("step", id, _) => self.step = usize::try_from(id).unwrap_or(usize::MAX),
+                Seen::Note("record", _, text) => self.recorded(&text),
+                Seen::Note("sent", id, target) => {
+                    self.sent.insert(id, target);
+                }
+                Seen::Carries(task, id) => {
+                    self.carries.insert(task, id);
+                }
+                Seen::Note(..) => {}
+                Seen::Touch(task) => {
+                    let Some(&id) = self.carries.get(&task) else {
+                        continue;
+                    };
+                    if self.arrived_in.contains_key(&id) {
+                        continue;
+                    }
+                    let state = self
+                        .sent
+                        .get(&id)
+                        .and_then(|t| self.targets.get(t))
+                        .map_or("CLOSED", |w| w.state.as_str())
+                        .to_owned();
+                    self.arrived_in.insert(id, state);
+                }
             }
         }
     }
@@ -134,10 +178,13 @@ impl Monitor {
         self.read_record();
         let step = self.step;
         let held = trace::held_by_me();
+        let late = self.arrived_in.get(&id).is_some_and(|s| s == "CLOSED");
         let watch = self.targets.entry(target.to_owned()).or_default();
         watch.inside.push(id);
         let inside = watch.inside.clone();
-        let trial_calls = if watch.state == "HALF_OPEN" {
+        // A call the breaker let through while CLOSED may reach the target late, after
+        // the circuit opened and a trial began: it is not a second trial.
+        let trial_calls = if watch.state == "HALF_OPEN" && !late {
             watch.trial_calls.push(id);
             watch.trial_calls.clone()
         } else {

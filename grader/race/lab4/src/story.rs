@@ -171,18 +171,26 @@ fn frames(stack: &std::backtrace::Backtrace) -> Vec<Frame> {
         .collect()
 }
 
+/// Source files of the runtime, the standard library, the race harness and the fixtures.
+const HARNESS_FILES: [&str; 5] = [
+    "/rustc/",
+    "/.cargo/registry/",
+    "/grader/race/std/",
+    "/grader/race/lab4/",
+    "/fixtures/targets/",
+];
+
 /// A frame of the runtime, the standard library, the race harness or a fixture, not of the
 /// code under test (nor of `relay_kit`, which it calls).
 fn foreign(f: &Frame) -> bool {
-    const NOT_OURS: [&str; 5] = [
-        "/rustc/",
-        "/.cargo/registry/",
-        "/grader/race/std/",
-        "/grader/race/lab4/",
-        "/fixtures/targets/",
-    ];
     let at = f.at.as_deref().unwrap_or("");
-    at.is_empty() || NOT_OURS.iter().any(|p| at.contains(p))
+    at.is_empty() || HARNESS_FILES.iter().any(|p| at.contains(p))
+}
+
+/// Whether the kit made `o` (the harness, a fixture, `relay_kit`), not the code under test.
+pub fn kit_made(o: &Object) -> bool {
+    let at = o.made.file();
+    HARNESS_FILES.iter().any(|p| at.contains(p)) || at.contains("/crates/relay_kit/")
 }
 
 #[cfg(test)]
