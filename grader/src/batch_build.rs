@@ -19,15 +19,18 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use crate::build::{
-    Built, DEV_PROFILE, cargo_build, copy_kit_lock, harness_package, strip_ansi, write_if_changed,
+    Built, DEV_PROFILE, Harness, cargo_build, copy_kit_lock, harness_package, strip_ansi, write_if_changed,
 };
 use crate::error::Error;
 use crate::lab::Lab;
 use crate::provenance::hex;
+use crate::race::build::Planned;
 use crate::submission::{self, Ready};
 
 /// The harness programs of a batch: `batch_harness_<key>`.
 const BIN_PREFIX: &str = "batch_harness_";
+/// The race harness programs of a batch: `batch_race_<key>`.
+const RACE_PREFIX: &str = "batch_race_";
 
 /// Builds every one of `readies`; one result each, in order. `Err` for the whole call
 /// only when cargo cannot be started or the workspace cannot be written.
@@ -51,23 +54,41 @@ pub fn build_many(
         "batch_{}",
         &hex(&Sha256::digest(keys.join(",")))[..16]
     ));
+    let mut members: Vec<String> = Vec::new();
+    let mut planned: BTreeMap<&str, Planned> = BTreeMap::new();
     for r in &unique {
-        let bin = format!("{BIN_PREFIX}{}", r.subject.key);
+        let key = r.subject.key.as_str();
+        let bin = format!("{BIN_PREFIX}{key}");
         let manifest = format!(
             "# Written by the grader for a batch of submissions; do not edit.\n{}",
             harness_package(lab, &bin, &r.subject)
         );
-        write_if_changed(&ws.join(&r.subject.key).join("Cargo.toml"), &manifest)?;
+        let dir = ws.join(key);
+        write_if_changed(&dir.join("Cargo.toml"), &manifest)?;
+        members.push(format!("{key:?}"));
+        let plan = crate::race::build::plan(lab, &dir, &format!("{RACE_PREFIX}{key}"), &r.subject)?;
+        if plan.bin().is_some() {
+            members.push(format!("\"{key}/race\""));
+        }
+        planned.insert(key, plan);
     }
-    let members: Vec<String> = keys.iter().map(|k| format!("{k:?}")).collect();
+    let race_profile = if planned.values().any(|p| p.bin().is_some()) {
+        crate::race::build::profile()
+    } else {
+        String::new()
+    };
     let mut root = format!(
         "# Written by the grader for a batch of submissions; do not edit.\n\
-         [workspace]\nresolver = \"3\"\nmembers = [{}]\n\n{DEV_PROFILE}",
+         [workspace]\nresolver = \"3\"\nmembers = [{}]\n\n{DEV_PROFILE}{race_profile}",
         members.join(", ")
     );
     // Each submission is built once: incremental data would only cost time and disk.
     for k in &keys {
-        for package in [format!("graded_{k}"), format!("{BIN_PREFIX}{k}")] {
+        let mut packages = vec![format!("graded_{k}"), format!("{BIN_PREFIX}{k}")];
+        if planned.get(k).is_some_and(|p| p.bin().is_some()) {
+            packages.extend([format!("race_{k}"), format!("{RACE_PREFIX}{k}")]);
+        }
+        for package in packages {
             root.push_str(&format!(
                 "\n[profile.dev.package.{package}]\nincremental = false\n"
             ));
@@ -82,6 +103,8 @@ pub fn build_many(
         executable: Option<PathBuf>,
         subject: Vec<(bool, String)>,
         harness: Vec<String>,
+        race_executable: Option<PathBuf>,
+        race: Vec<String>,
     }
     let mut found: BTreeMap<&str, Found> = keys.iter().map(|k| (*k, Found::default())).collect();
     let mut other = Vec::new();
@@ -98,9 +121,14 @@ pub fn build_many(
         match msg["reason"].as_str() {
             Some("compiler-artifact") => {
                 let name = msg["target"]["name"].as_str().unwrap_or("");
+                let exe = msg["executable"].as_str().map(PathBuf::from);
                 if let Some(key) = name.strip_prefix(BIN_PREFIX) {
-                    if let (Some(f), Some(exe)) = (found.get_mut(key), msg["executable"].as_str()) {
-                        f.executable = Some(PathBuf::from(exe));
+                    if let Some(f) = found.get_mut(key) {
+                        f.executable = exe;
+                    }
+                } else if let Some(key) = name.strip_prefix(RACE_PREFIX) {
+                    if let Some(f) = found.get_mut(key) {
+                        f.race_executable = exe;
                     }
                 }
             }
@@ -111,7 +139,19 @@ pub fn build_many(
                 let subject = unique
                     .iter()
                     .find(|r| src.starts_with(&r.subject.crate_dir));
-                if let Some(r) = subject {
+                let manifest = msg["manifest_path"].as_str().unwrap_or("");
+                let race_of = planned.iter().find(|(_, p)| p.owns(manifest)).map(|(k, _)| *k);
+                if let Some(key) = race_of {
+                    // The race build: its complaints about the crate under test say what
+                    // the race checks cannot model; anything else is the kit's.
+                    match (subject, found.get_mut(key)) {
+                        (Some(r), Some(f)) if level == "error" => {
+                            f.race.push(submission::tidy(&rendered, lab, &r.subject));
+                        }
+                        (None, _) if level == "error" => other.push(rendered),
+                        _ => {}
+                    }
+                } else if let Some(r) = subject {
                     if level == "error" || level == "warning" {
                         if let Some(f) = found.get_mut(r.subject.key.as_str()) {
                             f.subject.push((level == "error", rendered));
@@ -135,17 +175,28 @@ pub fn build_many(
     let results = readies
         .iter()
         .map(|r| {
-            let f = found.get(r.subject.key.as_str());
+            let key = r.subject.key.as_str();
+            let f = found.get(key);
             let f = Found {
                 executable: f.and_then(|f| f.executable.clone()),
                 subject: f.map(|f| f.subject.clone()).unwrap_or_default(),
                 harness: f.map(|f| f.harness.clone()).unwrap_or_default(),
+                race_executable: f.and_then(|f| f.race_executable.clone()),
+                race: f.map(|f| f.race.clone()).unwrap_or_default(),
             };
-            if let Some(exe) = f.executable {
-                return Ok(Built::Harness(crate::build::Harness {
-                    main: exe,
-                    race: crate::race::Race::None,
-                }));
+            if let Some(main) = f.executable {
+                let planned = planned.get(key).cloned().unwrap_or(Planned::None);
+                return match crate::race::build::outcome(planned, f.race_executable, &f.race) {
+                    Some(race) => Ok(Built::Harness(Harness { main, race })),
+                    None => {
+                        let mut log = other.join("\n");
+                        log.push_str(&stderr);
+                        Err(Error::KitBuild {
+                            what: r.subject.label.clone(),
+                            log: log.trim_end().to_owned(),
+                        })
+                    }
+                };
             }
             if f.subject.iter().any(|(is_error, _)| *is_error) {
                 let text: Vec<String> = f.subject.into_iter().map(|(_, t)| t).collect();

@@ -54,6 +54,7 @@ pub enum Race {
 }
 
 /// What was written for the race harness of one crate.
+#[derive(Clone, Debug)]
 pub enum Planned {
     /// The lab has no race checks.
     None,
