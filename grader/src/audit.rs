@@ -50,10 +50,23 @@ pub fn audit(
     selection: &Selection,
     opts: &RunOptions,
     runs: usize,
+    only: &[String],
     progress: &mut dyn Write,
 ) -> Result<Audit, Error> {
     let work = build::work_dir(&lab.kit);
-    let mutants = mutants::load(lab)?;
+    let mut mutants = mutants::load(lab)?;
+    if !only.is_empty() {
+        if let Some(unknown) = only.iter().find(|n| !mutants.iter().any(|m| &&m.name == n)) {
+            let mut msg = format!("there is no mutant `{unknown}` in {}", lab.manifest.name);
+            if let Some(close) =
+                crate::diagnostic::did_you_mean(unknown, mutants.iter().map(|m| m.name.as_str()))
+            {
+                msg.push_str(&format!("\n  help: did you mean `{close}`?"));
+            }
+            return Err(Error::Usage(msg));
+        }
+        mutants.retain(|m| only.contains(&m.name));
+    }
     let mut subjects: Vec<(Subject, Option<&Mutant>)> = vec![(check::solution_subject(lab), None)];
     for m in &mutants {
         subjects.push((mutants::subject(lab, &work, m)?, Some(m)));
@@ -90,7 +103,11 @@ pub fn audit(
         .iter()
         .map(|s| (s.name.clone(), s.smoke))
         .collect();
-    let problems = findings(&scenarios, &columns, &mutants);
+    let mut problems = findings(&scenarios, &columns, &mutants);
+    if !only.is_empty() {
+        // The mutants left out may be the ones a scenario catches.
+        problems.retain(|p| !p.contains(" catches no mutant"));
+    }
     let hidden = selection
         .scenarios
         .iter()
@@ -112,6 +129,20 @@ fn caught(column: &Column, scenario: &str) -> bool {
         .get(scenario)
         .and_then(|r| r.first())
         .is_some_and(|s| *s != Status::Passed)
+}
+
+/// In how many runs some scenario caught `column`, and how many runs there were.
+fn runs_caught(column: &Column) -> (usize, usize) {
+    let runs = column.runs.values().map(Vec::len).max().unwrap_or(0);
+    let hit = (0..runs)
+        .filter(|&r| {
+            column
+                .runs
+                .values()
+                .any(|statuses| statuses.get(r).is_some_and(|s| *s != Status::Passed))
+        })
+        .count();
+    (hit, runs)
 }
 
 fn findings(scenarios: &[(String, bool)], columns: &[Column], mutants: &[Mutant]) -> Vec<String> {
@@ -230,11 +261,13 @@ pub fn write_matrix(audit: &Audit, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out)?;
     }
     writeln!(out)?;
+    let name_width = mutants.iter().map(|c| c.name.len()).max().unwrap_or(0);
     for (i, c) in mutants.iter().enumerate() {
         let n = audit.scenarios.iter().filter(|(s, _)| caught(c, s)).count();
+        let (hit, runs) = runs_caught(c);
         writeln!(
             out,
-            "{:>3}. {:<24} caught by {n:>2}: {}",
+            "{:>3}. {:<name_width$} caught by {n:>2} in {hit:>2} of {runs} runs: {}",
             i + 1,
             c.name,
             c.title

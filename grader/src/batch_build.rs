@@ -19,7 +19,8 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use crate::build::{
-    Built, DEV_PROFILE, Harness, cargo_build, copy_kit_lock, harness_package, strip_ansi, write_if_changed,
+    Built, DEV_PROFILE, Harness, cargo_build, copy_kit_lock, harness_package, strip_ansi,
+    write_if_changed,
 };
 use crate::error::Error;
 use crate::lab::Lab;
@@ -140,7 +141,10 @@ pub fn build_many(
                     .iter()
                     .find(|r| src.starts_with(&r.subject.crate_dir));
                 let manifest = msg["manifest_path"].as_str().unwrap_or("");
-                let race_of = planned.iter().find(|(_, p)| p.owns(manifest)).map(|(k, _)| *k);
+                let race_of = planned
+                    .iter()
+                    .find(|(_, p)| p.owns(manifest))
+                    .map(|(k, _)| *k);
                 if let Some(key) = race_of {
                     // The race build: its complaints about the crate under test say what
                     // the race checks cannot model; anything else is the kit's.

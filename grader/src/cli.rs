@@ -184,6 +184,10 @@ pub struct AuditArgs {
     #[arg(long, default_value_t = 3, value_name = "N")]
     pub runs: usize,
 
+    /// Audit only this mutant (and the reference); repeat for more.
+    #[arg(long = "mutant", value_name = "NAME")]
+    pub mutants: Vec<String>,
+
     /// Output format: human (the matrix), or json.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
