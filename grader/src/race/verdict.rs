@@ -105,6 +105,14 @@ pub fn judge(cx: &Context<'_>, run: &Run) -> Judged {
         if result.status == Status::Passed {
             continue;
         }
+        // A panic on the very first schedule (the skeleton's todo!(), say) is no race:
+        // report it as any scenario would.
+        if result.stopped_at.is_some() && group.index == 1 {
+            return Judged {
+                result,
+                untold: None,
+            };
+        }
         let of = explored_or(group.index);
         result.message = format!("on schedule {} of {of}: {}", group.index, result.message);
         let untold = match (group.trace, &result.failure) {

@@ -29,6 +29,7 @@ const KIT_PATHS: &[&str] = &[
     "grader/src",
     "grader/harness",
     "grader/protocol",
+    "grader/race",
     "solutions",
     "labs",
     "docs",

@@ -301,6 +301,7 @@ fn a_solution_file_in_the_skeleton_stops_the_release() {
         "grader/src",
         "grader/harness",
         "grader/protocol",
+        "grader/race",
         "solutions",
         "labs",
     ]);
@@ -350,8 +351,8 @@ fn an_invalid_lab_is_not_released() {
     exit status: 2
     ----- stdout -----
     ----- stderr -----
-    error: labs/lab4/lab.json:11:3: total_points is 144, but the scenarios add up to 147 (134 visible, 13 hidden)
-      help: set "total_points": 147, or change the points of the scenarios
+    error: labs/lab4/lab.json:11:3: total_points is 169, but the scenarios add up to 172 (159 visible, 13 hidden)
+      help: set "total_points": 172, or change the points of the scenarios
     1 problem found; nothing was released. Fix the file above and run again.
     "#);
     assert!(!out.exists());

@@ -171,6 +171,10 @@ fn schedule(plan: &Plan, build: BuildRelay) {
         if p.stacks_on == Some(index) {
             p.told = Some(story::tell(&record));
         }
+        // A panic of the code under test ends its verdict: no need to look further.
+        if events.iter().any(|e| matches!(e, Event::Panic(_))) {
+            p.stop = true;
+        }
         if p.stacks_on == Some(index) || p.seen.insert(key(&events)) {
             p.outcomes.push((index, events));
         }
