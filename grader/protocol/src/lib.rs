@@ -147,7 +147,7 @@ pub enum Event {
 }
 
 /// What one action produced, and the state of things right after it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StepRecord {
     /// Index into the plan's actions.
@@ -163,7 +163,7 @@ pub struct StepRecord {
 }
 
 /// How one request ended, as far as this action is concerned.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RequestOutcome {
     /// The request's id (1-based, unique within the run).
@@ -174,7 +174,7 @@ pub struct RequestOutcome {
 }
 
 /// One target after an action.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TargetSnapshot {
     /// The target's name.
@@ -192,7 +192,7 @@ pub struct TargetSnapshot {
 }
 
 /// A panic in the code under test.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PanicRecord {
     /// The action during which it happened, if one had started.

@@ -35,7 +35,7 @@ struct Progress {
     /// Stop before the next schedule.
     stop: bool,
     /// The outcomes seen, as keys.
-    seen: BTreeSet<String>,
+    seen: BTreeSet<u64>,
     /// The schedule that broke a property: its number, what broke, its events and story.
     broke: Option<(u64, Violation, Vec<Event>, Vec<TraceEvent>)>,
     /// Outcomes to write: schedule number and events.
@@ -294,30 +294,25 @@ fn waiting(
 }
 
 /// A schedule's outcome as far as the grader judges it: the steps' records with the
-/// outcomes of simultaneous requests counted, not numbered, and any panic.
-fn key(events: &[Event]) -> String {
-    let mut key = String::new();
+/// outcomes of simultaneous requests counted, not numbered, and any panic. Hashed with
+/// the standard library's fixed-key hasher: the same outcome has the same key in every run.
+fn key(events: &[Event]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
     for e in events {
         match e {
             Event::Step(r) => {
                 let mut outcomes: Vec<&str> =
                     r.requests.iter().map(|o| o.outcome.as_str()).collect();
                 outcomes.sort_unstable();
-                let mut r = r.clone();
-                r.requests.clear();
-                key.push_str(&serde_json::to_string(&r).unwrap_or_default());
-                key.push_str(&outcomes.join(","));
+                (r.step, r.at_ms, &r.targets, &r.transitions, outcomes).hash(&mut h);
             }
-            Event::Panic(p) => {
-                key.push_str(&p.message);
-                key.push_str(p.location.as_deref().unwrap_or(""));
-            }
-            Event::Finished => key.push_str("finished"),
+            Event::Panic(p) => (&p.message, &p.location).hash(&mut h),
+            Event::Finished => "finished".hash(&mut h),
             _ => {}
         }
-        key.push('\n');
     }
-    key
+    h.finish()
 }
 
 /// Writes every outcome found, and the schedule that broke a property.

@@ -60,6 +60,8 @@ struct Monitor {
     /// For each request, its target's state (as recorded) when the request first touched a
     /// lock or atomic of the code under test: about when the breaker decided on it.
     arrived_in: BTreeMap<u64, String>,
+    /// Whether the kit made an object, by address: asked for every lock of the schedule.
+    kit: BTreeMap<usize, bool>,
     found: Option<Violation>,
 }
 
@@ -108,7 +110,7 @@ impl Monitor {
                     } => e.task.map(|task| Seen::Carries(task, *id)),
                     What::Note { kind, id, text } => Some(Seen::Note(kind, *id, text.clone())),
                     What::Acquired(o, _) | What::Atomic { object: o, .. }
-                        if !story::kit_made(o) =>
+                        if !*self.kit.entry(o.addr).or_insert_with(|| story::kit_made(o)) =>
                     {
                         e.task.map(Seen::Touch)
                     }

@@ -118,8 +118,8 @@ thread_local! {
     static RECORD: RefCell<Record> = RefCell::new(Record::default());
 }
 
-/// Starts a fresh record; with `stacks`, every event also keeps its call stack (slower:
-/// for replaying one schedule to explain it).
+/// Starts a fresh record; with `stacks`, every event also keeps its call stack, and every
+/// atomic operation the values it saw (slower: for replaying one schedule to explain it).
 pub fn start(stacks: bool) {
     RECORD.with_borrow_mut(|r| {
         *r = Record {
@@ -142,6 +142,12 @@ pub fn finish() -> Vec<Event> {
 /// Whether a schedule is being recorded.
 pub fn recording() -> bool {
     RECORD.with_borrow(|r| r.on)
+}
+
+/// Whether the record is the detailed one (call stacks, atomics' values): the one that
+/// explains a schedule, rather than the one that explores.
+pub fn detailed() -> bool {
+    RECORD.with_borrow(|r| r.on && r.stacks)
 }
 
 /// How many events the record holds so far.

@@ -21,7 +21,13 @@ fn note(
     at: &'static Location<'static>,
 ) {
     if trace::recording() {
-        let (before, after) = (format!("{before:?}"), format!("{after:?}"));
+        // Exploring needs to know that the atomic was touched; only explaining needs what
+        // it held.
+        let (before, after) = if trace::detailed() {
+            (format!("{before:?}"), format!("{after:?}"))
+        } else {
+            (String::new(), String::new())
+        };
         trace::record(
             What::Atomic {
                 object,
