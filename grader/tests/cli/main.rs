@@ -11,6 +11,7 @@ mod errors;
 mod failures;
 mod formats;
 mod instructors;
+mod races;
 mod release;
 mod robustness;
 mod student;
