@@ -104,6 +104,17 @@ pub fn explain(lab: &Lab, s: &Scenario) -> String {
     if !s.description.is_empty() {
         let _ = writeln!(out, "\n{}", s.description);
     }
+    if s.race {
+        let schedules = lab
+            .manifest
+            .race
+            .as_ref()
+            .map_or_else(|| "many".to_owned(), |r| r.schedules.to_string());
+        let _ = writeln!(
+            out,
+            "\nA race check: the steps run on the schedule explorer, once on each of {schedules} interleavings (the same ones every run). On every one, each check below must hold, and: at most one call reaches a target while its breaker is HALF_OPEN, a target never has more than max_concurrent calls in progress, each transition record starts where the one before ended, no lock of the relay is held while a target is called, and every request returns."
+        );
+    }
     let _ = writeln!(out, "\nSettings:");
     for t in &s.targets {
         let _ = writeln!(
