@@ -2,8 +2,8 @@
 //!
 //! The grader never builds student code into itself. For each crate under test it writes a
 //! tiny Cargo workspace under the work folder (`target/grader/builds/<key>/`) whose one
-//! binary is the lab's harness program (`grader/harness/main/src/main.rs`) with `relay_base`
-//! pointing at that crate. All these workspaces share one target folder, so the dependencies are
+//! binary is the lab's harness program (its plug-in says which file, and under which crate
+//! name the program uses the code under test), with that name pointing at that crate. All these workspaces share one target folder, so the dependencies are
 //! compiled once and each crate under test costs one incremental build.
 
 use std::path::{Path, PathBuf};
@@ -126,22 +126,27 @@ pub fn build(lab: &Lab, subject: &Subject, work: &Path) -> Result<Built, Error> 
 pub(crate) const DEV_PROFILE: &str = "[profile.dev]\ndebug = \"line-tables-only\"\n";
 
 /// The manifest of a harness package named `bin`: the lab's harness program, linked with
-/// `subject` as `relay_base`.
+/// `subject` under the crate name the program uses for the code under test.
 pub(crate) fn harness_package(lab: &Lab, bin: &str, subject: &Subject) -> String {
     let kit = &lab.kit;
-    format!(
+    let harness = lab.plugin.harness();
+    let mut text = format!(
         "[package]\nname = \"{bin}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
          [[bin]]\nname = \"{bin}\"\npath = {main}\n\n\
          [dependencies]\n\
-         relay_base = {{ path = {subject}, package = \"{package}\" }}\n\
-         relay_kit = {{ path = {relay_kit} }}\n\
-         lab4_harness = {{ path = {harness} }}\n",
-        main = toml_path(&kit.join(&lab.manifest.harness).join("main/src/main.rs")),
-        harness = toml_path(&kit.join(&lab.manifest.harness)),
+         {code} = {{ path = {subject}, package = \"{package}\" }}\n",
+        main = toml_path(&kit.join(harness.program)),
+        code = harness.code_under_test,
         subject = toml_path(&subject.crate_dir),
         package = subject.package,
-        relay_kit = toml_path(&kit.join("crates/relay_kit")),
-    )
+    );
+    for (name, path) in harness.dependencies {
+        text.push_str(&format!(
+            "{name} = {{ path = {} }}\n",
+            toml_path(&kit.join(path))
+        ));
+    }
+    text
 }
 
 /// Starts a generated workspace from the kit's lock file, so it builds with the versions
@@ -199,7 +204,7 @@ pub(crate) fn strip_ansi(text: &str) -> String {
 }
 
 /// A path as a TOML string.
-fn toml_path(p: &Path) -> String {
+pub(crate) fn toml_path(p: &Path) -> String {
     serde_json::to_string(&p.display().to_string()).unwrap_or_default()
 }
 

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use grader_protocol::{Action, PROTOCOL_VERSION, Plan};
+use grader_protocol::{PROTOCOL_VERSION, Plan};
 
 use crate::build::{self, Built, Subject};
 use crate::diagnostic::did_you_mean;
@@ -15,7 +15,7 @@ use crate::judge;
 use crate::lab::Lab;
 use crate::report::{CategoryScore, Report, SCHEMA_VERSION, ScenarioResult, Status};
 use crate::runner::{self, Ending, Limits, Run};
-use crate::scenario::{Scenario, Step, load};
+use crate::scenario::{Scenario, load};
 
 /// How to run the scenarios.
 #[derive(Clone, Debug)]
@@ -228,39 +228,18 @@ pub fn not_compiled(selection: &Selection) -> Vec<ScenarioResult> {
         .collect()
 }
 
-/// The plan the harness runs for `scenario`.
+/// The plan the harness runs for `scenario`: the lab's actions for its steps.
 pub fn plan(scenario: &Scenario, opts: &RunOptions) -> Plan {
-    let actions = scenario
-        .steps
-        .iter()
-        .map(|p| match &p.step {
-            Step::Script(x) => Action::Script {
-                target: x.target.clone(),
-                answer: x.answer.clone(),
-            },
-            Step::Send(x) => Action::Send {
-                target: x.target.clone(),
-                count: x.count.unwrap_or(1),
-            },
-            Step::SendConcurrent(x) => Action::SendConcurrent {
-                target: x.target.clone(),
-                count: x.count,
-            },
-            Step::Release(x) => Action::Release {
-                target: x.target.clone(),
-                count: x.count,
-                answer: x.answer.clone(),
-            },
-            Step::Advance(x) => Action::Advance { ms: x.ms },
-            Step::Expect(_) | Step::ExpectTransitions(_) => Action::Observe,
-        })
-        .collect();
     Plan {
         protocol: PROTOCOL_VERSION,
         results_path: String::new(),
         stuck_after_ms: opts.stuck_after_ms,
         targets: scenario.targets.clone(),
-        actions,
+        actions: scenario
+            .steps
+            .iter()
+            .map(|p| scenario.plugin.action(&p.step))
+            .collect(),
     }
 }
 

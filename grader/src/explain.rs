@@ -1,87 +1,11 @@
-//! Scenarios in plain words, for `grader explain` and `grader list`.
+//! Scenarios in plain words, for `grader explain`: the envelope here, the steps and
+//! settings in the words of the lab's plug-in.
 
 use std::fmt::Write as _;
 
-use crate::judge::{clock, describe, duration};
+use crate::judge::clock;
 use crate::lab::Lab;
-use crate::scenario::{Scenario, Step, Visibility};
-
-/// What a step expects, in words, or `None` for a step that expects nothing.
-pub fn expectation(step: &Step) -> Option<String> {
-    let outcome = |code: &str| match code {
-        "held" => "wait inside the target (held)".to_owned(),
-        code => format!("end with {code}"),
-    };
-    match step {
-        Step::Send(x) => match (&x.expect, &x.expect_each) {
-            (Some(code), _) if x.count.unwrap_or(1) == 1 => {
-                Some(format!("it must {}", outcome(code)))
-            }
-            (Some(code), _) => Some(format!("each must {}", outcome(code))),
-            (None, Some(each)) => {
-                Some(format!("in order, they must end with: {}", each.join(", ")))
-            }
-            (None, None) => None,
-        },
-        Step::SendConcurrent(x) => x.expect.as_ref().map(|m| {
-            let parts: Vec<String> = m
-                .iter()
-                .filter(|(_, n)| **n > 0)
-                .map(|(code, n)| match code.as_str() {
-                    "held" => format!("{n} held in {}", x.target),
-                    code => format!("{n} {code}"),
-                })
-                .collect();
-            format!("exactly {}, in any order", parts.join(" and "))
-        }),
-        Step::Release(x) => {
-            let mut parts = Vec::new();
-            if let Some(n) = x.count {
-                parts.push(format!(
-                    "{n} call{} must be held",
-                    if n == 1 { "" } else { "s" }
-                ));
-            }
-            if let Some(code) = &x.expect {
-                parts.push(format!("each released request must end with {code}"));
-            }
-            (!parts.is_empty()).then(|| parts.join("; "))
-        }
-        Step::Expect(x) => {
-            let mut parts = Vec::new();
-            if let Some(state) = &x.state {
-                parts.push(format!("breaker {state}"));
-            }
-            if let Some(n) = x.calls {
-                parts.push(format!("{n} calls reached it so far"));
-            }
-            if let Some(n) = x.in_flight {
-                parts.push(format!("{n} in progress now"));
-            }
-            if let Some(n) = x.peak {
-                parts.push(format!("never more than {n} at once"));
-            }
-            if let Some(answered) = &x.answered {
-                for (code, n) in answered {
-                    parts.push(format!("answered {code} {n} times"));
-                }
-            }
-            Some(parts.join(", "))
-        }
-        Step::ExpectTransitions(lines) if lines.is_empty() => {
-            Some("no transition recorded yet".to_owned())
-        }
-        Step::ExpectTransitions(lines) => Some(format!(
-            "exactly these records, in order:\n{}",
-            lines
-                .iter()
-                .map(|l| format!("        {l}"))
-                .collect::<Vec<_>>()
-                .join("\n")
-        )),
-        Step::Script(_) | Step::Advance(_) => None,
-    }
-}
+use crate::scenario::{Scenario, Visibility};
 
 /// The whole scenario in words: what it sets up, does, and checks, with the fake-clock
 /// time of every step.
@@ -105,20 +29,14 @@ pub fn explain(lab: &Lab, s: &Scenario) -> String {
         let _ = writeln!(out, "\n{}", s.description);
     }
     let _ = writeln!(out, "\nSettings:");
+    let plugin = &s.plugin;
     for t in &s.targets {
-        let _ = writeln!(
-            out,
-            "  {}: opens after {} failures in a row, retries after {}, at most {} calls at once",
-            t.name,
-            t.failure_threshold,
-            duration(t.retry_after_ms),
-            t.max_concurrent
-        );
+        let settings = plugin
+            .describe_settings(&t.settings)
+            .unwrap_or_else(|| t.settings.to_string());
+        let _ = writeln!(out, "  {}: {settings}", t.name);
     }
-    let _ = writeln!(
-        out,
-        "\nSteps (every target answers OK until scripted otherwise):"
-    );
+    let _ = writeln!(out, "\nSteps ({}):", plugin.words().initially);
     let mut now = 0u64;
     for (i, placed) in s.steps.iter().enumerate() {
         let _ = write!(
@@ -126,9 +44,9 @@ pub fn explain(lab: &Lab, s: &Scenario) -> String {
             "  {:>2}. {} {}",
             i + 1,
             clock(now),
-            describe(&placed.step)
+            plugin.describe(&placed.step)
         );
-        match expectation(&placed.step) {
+        match plugin.expectation(&placed.step) {
             Some(e) => {
                 let _ = writeln!(out, "\n      checks: {e}");
             }
@@ -136,9 +54,7 @@ pub fn explain(lab: &Lab, s: &Scenario) -> String {
                 let _ = writeln!(out);
             }
         }
-        if let Step::Advance(a) = &placed.step {
-            now += a.ms;
-        }
+        now = now.saturating_add(plugin.advances_clock(&placed.step));
     }
     let _ = writeln!(out, "\nHint shown when it fails: {}", s.hint);
     out

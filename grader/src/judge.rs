@@ -9,71 +9,18 @@ use grader_protocol::{Event, PanicRecord, StepRecord, StuckRecord};
 
 use crate::report::{Failure, ScenarioResult, Status, TimelineEntry};
 use crate::runner::{Ending, Run};
-use crate::scenario::{Scenario, Step};
+use crate::scenario::Scenario;
 
-/// The hint for requests stuck inside the relay, whatever the scenario was about.
-const STUCK_HINT: &str = "A request that is neither answered nor inside the target is still in your relay. The usual causes: the bulkhead waits for a slot instead of returning E905; a slot is never given back (a failure or B201 path that skips it: use a guard whose Drop gives it back); the breaker's lock is held while the target is called, so every other request to that target queues on the lock; or a loop that never ends.";
+pub use grader_lab::{clock, duration};
 
 /// The hint for a scenario whose process stopped making progress.
 const TIMEOUT_HINT: &str = "Look for a loop that never ends, or a lock taken twice on one thread (a std Mutex is not re-entrant: calling a method that locks from code that already holds the lock blocks forever).";
 
-/// Fake-clock milliseconds as `HH:MM:SS.mmm`.
-pub fn clock(ms: u64) -> String {
-    let (h, rest) = (ms / 3_600_000, ms % 3_600_000);
-    let (m, rest) = (rest / 60_000, rest % 60_000);
-    format!("{h:02}:{m:02}:{:02}.{:03}", rest / 1000, rest % 1000)
-}
-
-/// A step in words: `send 3 requests to core_banking, one after the other`.
-pub fn describe(step: &Step) -> String {
-    let plural = |n: u32| if n == 1 { "request" } else { "requests" };
-    match step {
-        Step::Script(x) => match x.answer.as_str() {
-            "hold" => format!("script {} to hold calls until released", x.target),
-            "panic" => format!("script {} to panic", x.target),
-            code => format!("script {} to answer {code}", x.target),
-        },
-        Step::Send(x) => {
-            let n = x.count.unwrap_or(1);
-            if n == 1 {
-                format!("send 1 request to {}", x.target)
-            } else {
-                format!(
-                    "send {n} {} to {}, one after the other",
-                    plural(n),
-                    x.target
-                )
-            }
-        }
-        Step::SendConcurrent(x) => {
-            format!(
-                "send {} {} to {} at the same moment",
-                x.count,
-                plural(x.count),
-                x.target
-            )
-        }
-        Step::Release(x) => match x.count {
-            Some(n) => format!(
-                "release {n} held {} at {} with {}",
-                if n == 1 { "call" } else { "calls" },
-                x.target,
-                x.answer
-            ),
-            None => format!("release every held call at {} with {}", x.target, x.answer),
-        },
-        Step::Advance(x) => format!("advance the clock by {}", duration(x.ms)),
-        Step::Expect(x) => format!("check {}", x.target),
-        Step::ExpectTransitions(_) => "check the transition records".to_owned(),
-    }
-}
-
-/// Milliseconds in words: `30 s`, `1500 ms`.
-pub fn duration(ms: u64) -> String {
-    if ms % 1000 == 0 {
-        format!("{} s", ms / 1000)
-    } else {
-        format!("{ms} ms")
+/// Step `i` of `scenario` in words, or `step N` for a step the scenario does not have.
+pub fn describe(scenario: &Scenario, i: usize) -> String {
+    match scenario.steps.get(i) {
+        Some(placed) => scenario.plugin.describe(&placed.step),
+        None => format!("step {}", i + 1),
     }
 }
 
@@ -143,13 +90,26 @@ pub fn judge(
             failed_step = Some(i);
             break;
         };
-        if let Some((expected, observed)) = check_step(&placed.step, record) {
+        let judged = scenario.plugin.judge(&placed.step, record);
+        let difference = match judged {
+            Ok(difference) => difference,
+            Err(why) => {
+                verdict = Some((
+                    Status::Error,
+                    format!("the harness's record cannot be read: {why}"),
+                    None,
+                ));
+                failed_step = Some(i);
+                break;
+            }
+        };
+        if let Some(difference) = difference {
             let failure = Failure {
                 step: i + 1,
                 at: clock(record.at_ms),
-                action: describe(&placed.step),
-                expected,
-                observed,
+                action: scenario.plugin.describe(&placed.step),
+                expected: difference.expected,
+                observed: difference.observed,
             };
             let message = format!(
                 "step {} at {} ({}): expected {}, observed {}",
@@ -179,16 +139,13 @@ pub fn judge(
         // The hint must fit how the scenario failed: a todo!() or a panic names its own
         // place, and stuck or endless code has causes of its own whatever the scenario is
         // about. Only a wrong answer gets the scenario's hint.
-        let stuck_here = stuck.is_some()
-            && status == Status::Failed
-            && result
-                .failure
-                .as_ref()
-                .is_some_and(|f| f.observed.contains("still inside the relay"));
+        let stuck_here = status == Status::Failed
+            && stuck.is_some_and(|s| failed_step == Some(s.step))
+            && !records.contains_key(&stuck.map_or(usize::MAX, |s| s.step));
         result.hint = match status {
             Status::Error => None,
             Status::Timeout => Some(TIMEOUT_HINT.to_owned()),
-            Status::Failed if stuck_here => Some(STUCK_HINT.to_owned()),
+            Status::Failed if stuck_here => Some(scenario.plugin.words().stuck_hint.to_owned()),
             Status::Failed | Status::Passed => Some(scenario.hint.clone()),
         };
         result.timeline = timeline(scenario, &records, &begun, failed_step);
@@ -217,31 +174,35 @@ fn missing_step(
     timeout_ms: u64,
     observing: bool,
 ) -> (Status, String, Option<Failure>) {
-    let step = &scenario.steps[i].step;
+    let words = scenario.plugin.words();
+    let simultaneous = scenario
+        .steps
+        .get(i)
+        .is_some_and(|p| scenario.plugin.simultaneous(&p.step));
     let at = begun_at.map(clock).unwrap_or_else(|| "?".into());
-    let action = describe(step);
+    let action = describe(scenario, i);
     if let Some(s) = stuck.filter(|s| s.step == i) {
         let ids: Vec<String> = s.requests.iter().map(|id| format!("#{id}")).collect();
         // Of simultaneous requests, which ones got stuck depends on thread timing: name
         // how many instead, so the report is the same on every run.
-        let who = match step {
-            Step::SendConcurrent(x) => format!("{} of the {} requests", ids.len(), x.count),
-            _ => format!(
+        let who = if simultaneous {
+            format!("{} of the {} requests", ids.len(), s.sent)
+        } else {
+            format!(
                 "request{} {}",
                 if ids.len() == 1 { "" } else { "s" },
                 ids.join(", ")
-            ),
+            )
         };
         let observed = format!(
-            "{who} still inside the relay after {} ms of real time: neither returned nor reached {}",
-            s.waited_ms, s.target
+            "{who} still inside {} after {} ms of real time: neither returned nor reached {}",
+            words.subject, s.waited_ms, s.target
         );
-        let expected =
-            "every request returns at once or waits inside the target (never inside the relay)"
-                .to_owned();
+        let expected = words.stuck_expected.to_owned();
         let message = format!(
-            "step {} at {at} ({action}): {observed}; a caller is waiting (for a lock or a slot) or looping instead of being answered at once",
-            i + 1
+            "step {} at {at} ({action}): {observed}; {}",
+            i + 1,
+            words.stuck_cause
         );
         let failure = Failure {
             step: i + 1,
@@ -254,13 +215,14 @@ fn missing_step(
     }
     let place = if observing {
         format!(
-            "after step {} at {at} ({action}), in the grader's call to Relay::breaker_state or Relay::transitions, which never returned",
-            i + 1
+            "after step {} at {at} ({action}), in the grader's call to {}, which never returned",
+            i + 1,
+            words.observers
         )
     } else if begun_at.is_some() {
         format!("during step {} at {at} ({action})", i + 1)
     } else {
-        "before the first step, while building the relay".to_owned()
+        format!("before the first step, while building {}", words.subject)
     };
     match run.ending {
         Ending::TimedOut => (
@@ -303,31 +265,32 @@ fn panic_message(
         .as_deref()
         .map(shown)
         .unwrap_or_else(|| "an unknown place".to_owned());
-    // Request threads are named `request-N`; the harness's own thread reads the relay's
-    // state (breaker_state, transitions) after every step.
+    // Request threads are named `request-N`; the harness's own thread observes the code
+    // under test after every step.
+    let words = scenario.plugin.words();
     let simultaneous = p.step.is_some_and(|i| {
-        matches!(
-            scenario.steps.get(i).map(|st| &st.step),
-            Some(Step::SendConcurrent(_) | Step::Release(_))
-        )
+        scenario
+            .steps
+            .get(i)
+            .is_some_and(|st| scenario.plugin.simultaneous(&st.step))
     });
     let who = match p.thread.strip_prefix("request-") {
         // Which of several simultaneous requests panicked first is down to timing.
         Some(_) if simultaneous => ", in one of the requests".to_owned(),
         Some(id) => format!(", in request #{id}"),
-        None => {
-            ", while the grader read the relay's state (Relay::breaker_state or Relay::transitions)"
-                .to_owned()
-        }
+        None => format!(
+            ", while the grader read {}'s state ({})",
+            words.subject, words.observers
+        ),
     };
     let place = match p.step {
         Some(s) => format!(
             "step {} at {} ({}){who}",
             s + 1,
             at_ms.map(clock).unwrap_or_else(|| "?".into()),
-            describe(&scenario.steps[s].step)
+            describe(scenario, s)
         ),
-        None => "while building the relay (Relay::new)".to_owned(),
+        None => format!("while building {} ({})", words.subject, words.constructor),
     };
     if let Some(todo) = p.message.strip_prefix("not yet implemented") {
         let todo = todo.trim_start_matches(':').trim();
@@ -342,107 +305,7 @@ fn panic_message(
     }
 }
 
-/// Compares one step's expectations with its record: `Some((expected, observed))` on the
-/// first difference.
-fn check_step(step: &Step, r: &StepRecord) -> Option<(String, String)> {
-    let outcomes: Vec<&str> = r.requests.iter().map(|q| q.outcome.as_str()).collect();
-    match step {
-        Step::Send(x) => {
-            let want: Vec<String> = match (&x.expect, &x.expect_each) {
-                (Some(code), _) => vec![code.clone(); x.count.unwrap_or(1) as usize],
-                (None, Some(each)) => each.clone(),
-                (None, None) => return None,
-            };
-            let got: Vec<String> = outcomes.iter().map(|s| s.to_string()).collect();
-            (want != got).then(|| (list(&want), list(&got)))
-        }
-        Step::SendConcurrent(x) => {
-            let want = x.expect.as_ref()?;
-            let mut got: BTreeMap<String, u32> = BTreeMap::new();
-            for o in &outcomes {
-                *got.entry((*o).to_owned()).or_default() += 1;
-            }
-            let want: BTreeMap<String, u32> = want
-                .iter()
-                .filter(|(_, n)| **n > 0)
-                .map(|(k, v)| (k.clone(), *v))
-                .collect();
-            (want != got).then(|| (counts(&want), counts(&got)))
-        }
-        Step::Release(x) => {
-            if let Some(n) = x.count {
-                if outcomes.len() != n as usize {
-                    return Some((
-                        format!("{n} held call{} to release", if n == 1 { "" } else { "s" }),
-                        format!("{} held", outcomes.len()),
-                    ));
-                }
-            }
-            let code = x.expect.as_ref()?;
-            let want = vec![code.clone(); outcomes.len()];
-            let got: Vec<String> = outcomes.iter().map(|s| s.to_string()).collect();
-            (want != got).then(|| (list(&want), list(&got)))
-        }
-        Step::Expect(x) => {
-            let t = r.targets.iter().find(|t| t.name == x.target)?;
-            if let Some(state) = &x.state {
-                let got = t
-                    .state
-                    .clone()
-                    .unwrap_or_else(|| "no state (breaker_state returned None)".into());
-                if &got != state {
-                    return Some((
-                        format!("{} breaker {state}", x.target),
-                        format!("{} breaker {got}", x.target),
-                    ));
-                }
-            }
-            let fields = [
-                ("calls", x.calls, t.calls, "calls reached"),
-                (
-                    "in_flight",
-                    x.in_flight,
-                    t.in_flight,
-                    "calls in progress at",
-                ),
-                ("peak", x.peak, t.peak, "calls at once at most at"),
-            ];
-            for (_, want, got, words) in fields {
-                if let Some(want) = want {
-                    if want != got {
-                        return Some((format!("{want} {words} {}", x.target), format!("{got}")));
-                    }
-                }
-            }
-            if let Some(answered) = &x.answered {
-                for (code, want) in answered {
-                    let got = t.answered.get(code).copied().unwrap_or(0);
-                    if *want != got {
-                        return Some((
-                            format!("{want} calls answered {code} by {}", x.target),
-                            format!("{got}"),
-                        ));
-                    }
-                }
-            }
-            None
-        }
-        Step::ExpectTransitions(want) => {
-            let got = r.transitions.clone().unwrap_or_default();
-            (want != &got).then(|| (records(want), records(&got)))
-        }
-        Step::Script(_) | Step::Advance(_) => None,
-    }
-}
-
-fn list(codes: &[String]) -> String {
-    if codes.is_empty() {
-        "nothing".to_owned()
-    } else {
-        codes.join(", ")
-    }
-}
-
+/// Outcomes counted per word: `2x E905, 3x held`.
 fn counts(map: &BTreeMap<String, u32>) -> String {
     if map.is_empty() {
         return "nothing".to_owned();
@@ -451,14 +314,6 @@ fn counts(map: &BTreeMap<String, u32>) -> String {
         .map(|(k, v)| format!("{v}x {k}"))
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-fn records(lines: &[String]) -> String {
-    if lines.is_empty() {
-        "no transition records".to_owned()
-    } else {
-        format!("[{}]", lines.join("; "))
-    }
 }
 
 /// The steps that ran, as a timeline.
@@ -476,7 +331,7 @@ fn timeline(
                 out.push(TimelineEntry {
                     step: i + 1,
                     at: begun.get(&i).map_or_else(|| "?".into(), |ms| clock(*ms)),
-                    action: describe(&placed.step),
+                    action: describe(scenario, i),
                     result: "did not finish".into(),
                     targets: Vec::new(),
                     transitions: Vec::new(),
@@ -487,7 +342,7 @@ fn timeline(
         };
         let result = if r.requests.is_empty() {
             String::new()
-        } else if matches!(placed.step, Step::SendConcurrent(_) | Step::Release(_)) {
+        } else if scenario.plugin.simultaneous(&placed.step) {
             // Which of several simultaneous requests got which answer depends on thread
             // timing; how many got each does not. Counts keep reports identical run to run.
             let mut tally: BTreeMap<String, u32> = BTreeMap::new();
@@ -502,30 +357,18 @@ fn timeline(
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        let targets = r
-            .targets
-            .iter()
-            .map(|t| {
-                format!(
-                    "{} {} calls={} in_flight={} peak={}",
-                    t.name,
-                    t.state.as_deref().unwrap_or("?"),
-                    t.calls,
-                    t.in_flight,
-                    t.peak
-                )
-            })
-            .collect();
-        let all = r.transitions.clone().unwrap_or_default();
+        let snapshot = scenario.plugin.snapshot(&r.observation).unwrap_or_default();
+        let all = snapshot.records;
         let new = all
             .get(seen_transitions..)
             .map(<[String]>::to_vec)
             .unwrap_or_default();
         seen_transitions = all.len();
+        let targets = snapshot.targets;
         out.push(TimelineEntry {
             step: i + 1,
             at: clock(r.at_ms),
-            action: describe(&placed.step),
+            action: scenario.plugin.describe(&placed.step),
             result,
             targets,
             transitions: new,
@@ -552,7 +395,7 @@ fn trim_backtrace(bt: &str, shown: &dyn Fn(&str) -> String) -> String {
             "std::",
             "core::",
             "__rust",
-            "lab4_harness::events",
+            "grader_harness::events",
             "rust_begin_unwind",
             "<alloc::",
             "alloc::",

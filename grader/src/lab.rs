@@ -1,8 +1,11 @@
 //! A lab: its manifest (`labs/<name>/lab.json`) and where its pieces live in the kit.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use grader_lab::DynPlugin;
 use serde::Deserialize;
+use serde_json::{Map, Value};
 
 use crate::diagnostic::{Diagnostic, Pos};
 use crate::error::Error;
@@ -54,18 +57,27 @@ pub struct Category {
     pub checks: String,
 }
 
-/// A target and its default protection settings.
+/// A target and its default settings: `{"name": ..., <the lab's settings>}`. The settings
+/// are the lab's own (its plug-in's type), kept here as JSON.
 #[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(try_from = "Map<String, Value>")]
 pub struct TargetDefaults {
     /// Its name (`core_banking`).
     pub name: String,
-    /// Counted failures in a row that open its circuit.
-    pub failure_threshold: u32,
-    /// Milliseconds its circuit stays open before a trial.
-    pub retry_after_ms: u64,
-    /// Its bulkhead's limit.
-    pub max_concurrent: u64,
+    /// Every other field: the target's default settings.
+    pub settings: Map<String, Value>,
+}
+
+impl TryFrom<Map<String, Value>> for TargetDefaults {
+    type Error = String;
+
+    fn try_from(mut settings: Map<String, Value>) -> Result<Self, String> {
+        match settings.remove("name") {
+            Some(Value::String(name)) => Ok(TargetDefaults { name, settings }),
+            Some(_) => Err("a target's `name` must be a string".to_owned()),
+            None => Err("missing field `name` in a target".to_owned()),
+        }
+    }
 }
 
 /// Real-time limits; none of them decides a verdict of correct code.
@@ -85,8 +97,43 @@ pub struct Limits {
     pub memory_mb: Option<u64>,
 }
 
+/// The lab plug-ins a grader knows, by lab name. `crate::labs` says which.
+#[derive(Clone, Default)]
+pub struct Registry {
+    plugins: Vec<Arc<dyn DynPlugin>>,
+}
+
+impl Registry {
+    /// No labs.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a lab's plug-in.
+    pub fn with(mut self, plugin: impl DynPlugin + 'static) -> Self {
+        self.plugins.push(Arc::new(plugin));
+        self
+    }
+
+    /// The plug-in of lab `name`.
+    pub fn get(&self, name: &str) -> Option<Arc<dyn DynPlugin>> {
+        self.plugins.iter().find(|p| p.name() == name).cloned()
+    }
+
+    /// The names of the labs it knows.
+    pub fn names(&self) -> Vec<&'static str> {
+        self.plugins.iter().map(|p| p.name()).collect()
+    }
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.names()).finish()
+    }
+}
+
 /// A lab found in a kit.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Lab {
     /// The kit's root folder.
     pub kit: PathBuf,
@@ -94,11 +141,30 @@ pub struct Lab {
     pub dir: PathBuf,
     /// The manifest.
     pub manifest: LabManifest,
+    /// What only this lab knows: its steps, settings, judging and words.
+    pub plugin: Arc<dyn DynPlugin>,
+    /// Every lab this grader knows, for commands that look at other labs of the kit.
+    pub labs: Registry,
+}
+
+impl std::fmt::Debug for Lab {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Lab")
+            .field("kit", &self.kit)
+            .field("dir", &self.dir)
+            .field("manifest", &self.manifest)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Lab {
-    /// Loads lab `name` from the kit at `kit`.
+    /// Loads lab `name` from the kit at `kit`, with the labs this grader registers.
     pub fn load(kit: &Path, name: &str) -> Result<Lab, Error> {
+        Lab::load_with(&crate::labs::registered(), kit, name)
+    }
+
+    /// Loads lab `name` from the kit at `kit`; its plug-in comes from `labs`.
+    pub fn load_with(labs: &Registry, kit: &Path, name: &str) -> Result<Lab, Error> {
         let dir = kit.join("labs").join(name);
         let path = dir.join("lab.json");
         if !path.is_file() {
@@ -131,10 +197,18 @@ impl Lab {
                 .help("use the grader that came with this kit"),
             ]));
         }
+        let Some(plugin) = labs.get(name) else {
+            return Err(Error::NoPlugin {
+                lab: name.to_owned(),
+                known: labs.names().join(", "),
+            });
+        };
         Ok(Lab {
             kit: kit.to_path_buf(),
             dir,
             manifest,
+            plugin,
+            labs: labs.clone(),
         })
     }
 
@@ -146,6 +220,15 @@ impl Lab {
     /// The folder of hidden scenarios (present only in the instructors' edition).
     pub fn hidden_dir(&self) -> PathBuf {
         self.dir.join("hidden")
+    }
+
+    /// The lab's target names, in its order.
+    pub fn target_names(&self) -> Vec<String> {
+        self.manifest
+            .targets
+            .iter()
+            .map(|t| t.name.clone())
+            .collect()
     }
 
     /// The category with this id.

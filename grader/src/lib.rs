@@ -22,6 +22,7 @@ pub mod gradebook;
 pub mod judge;
 pub mod kit;
 pub mod lab;
+pub mod labs;
 pub mod materialize;
 pub mod mutants;
 pub mod provenance;

@@ -45,11 +45,17 @@ pub fn materialize(
     for (rel, text) in &sources {
         write_if_changed(&copy_src.join(rel), text)?;
     }
-    let manifest = format!(
-        "# Written by the grader; do not edit.\n[package]\nname = \"graded_{key}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[lib]\nname = \"relay_base\"\n\n[dependencies]\nrelay_kit = {{ path = {} }}\n",
-        serde_json::to_string(&lab.kit.join("crates/relay_kit").display().to_string())
-            .unwrap_or_default()
+    let harness = lab.plugin.harness();
+    let mut manifest = format!(
+        "# Written by the grader; do not edit.\n[package]\nname = \"graded_{key}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[lib]\nname = \"{}\"\n\n[dependencies]\n",
+        harness.code_under_test
     );
+    for (name, path) in harness.subject_dependencies {
+        manifest.push_str(&format!(
+            "{name} = {{ path = {} }}\n",
+            crate::build::toml_path(&lab.kit.join(path))
+        ));
+    }
     write_if_changed(&dir.join("Cargo.toml"), &manifest)?;
     Ok(Subject {
         key: key.to_owned(),

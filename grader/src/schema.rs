@@ -1,6 +1,6 @@
 //! The JSON Schema of scenario files, generated from the types in
-//! [`crate::scenario::model`], so the schema cannot describe a format the grader does not
-//! read.
+//! [`crate::scenario::model`] and from the lab plug-in's step and settings types, so the
+//! schema cannot describe a format the grader does not read.
 //!
 //! Each lab keeps its schema beside its `lab.json` (`labs/<lab>/scenario.schema.json`),
 //! with the lab's target names and category ids filled in, and every scenario file points
@@ -10,6 +10,7 @@
 
 use std::path::PathBuf;
 
+use grader_lab::DynPlugin;
 use schemars::generate::SchemaSettings;
 use serde_json::{Value, json};
 
@@ -27,18 +28,41 @@ pub fn path(lab: &Lab) -> PathBuf {
     lab.dir.join(FILE_NAME)
 }
 
-/// The schema of scenario files in general: targets and categories are any string.
-pub fn generic() -> Value {
-    let generator = SchemaSettings::draft2020_12().into_generator();
-    generator
+/// The schema of scenario files of a lab whose plug-in is `plugin`: the envelope with the
+/// plug-in's steps and settings (every setting optional in a scenario); targets and
+/// categories are any string.
+pub fn generic(plugin: &dyn DynPlugin) -> Value {
+    let mut generator = SchemaSettings::draft2020_12().into_generator();
+    let step = plugin.step_schema(&mut generator).to_value();
+    let mut settings = plugin.settings_schema(&mut generator).to_value();
+    if let Some(object) = settings.as_object_mut() {
+        object.remove("required");
+        object.remove("title");
+        object.insert(
+            "description".into(),
+            json!("Per-target settings for one scenario; missing fields keep the lab's values."),
+        );
+    }
+    let lab_defs: Vec<(String, Value)> = generator
+        .definitions()
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let mut schema = generator
         .into_root_schema_for::<ScenarioFile<'static>>()
-        .to_value()
+        .to_value();
+    if let Some(defs) = schema.get_mut("$defs").and_then(Value::as_object_mut) {
+        defs.extend(lab_defs);
+        defs.insert("Step".into(), step);
+        defs.insert("TargetOverride".into(), settings);
+    }
+    schema
 }
 
 /// The schema of `lab`'s scenario files: the general one, with the lab's targets and
 /// categories as the only words allowed where a target or a category goes.
 pub fn for_lab(lab: &Lab) -> Value {
-    let mut schema = generic();
+    let mut schema = generic(lab.plugin.as_ref());
     let targets: Vec<&str> = lab
         .manifest
         .targets
@@ -81,7 +105,7 @@ mod tests {
 
     #[test]
     fn steps_are_described_one_variant_each() {
-        let schema = generic();
+        let schema = generic(&lab4_plugin::Lab4);
         let text = schema.to_string();
         for step in [
             "script",

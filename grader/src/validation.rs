@@ -285,15 +285,28 @@ fn manifest_problems(lab: &Lab) -> Vec<Diagnostic> {
                 .help("give every target its own name"),
             );
         }
-        if t.failure_threshold == 0 || t.max_concurrent == 0 {
-            problems.push(Diagnostic::at(
+        let place = at(&format!("\"{}\"", t.name), 0);
+        let settings = serde_json::Value::Object(t.settings.clone());
+        match lab.plugin.read_settings(&settings) {
+            Ok(found) => {
+                for (_, message) in found {
+                    problems.push(Diagnostic::at(
+                        &shown,
+                        place,
+                        format!("the target `{}`: {message}", t.name),
+                    ));
+                }
+            }
+            Err(e) => problems.push(Diagnostic::at(
                 &shown,
-                at(&format!("\"{}\"", t.name), 0),
+                place,
                 format!(
-                    "the target `{}` needs a failure_threshold and a max_concurrent of at least 1",
-                    t.name
+                    "the settings of the target `{}` are not {}'s: {}",
+                    t.name,
+                    m.name,
+                    crate::scenario::load::describe_json_error(&e)
                 ),
-            ));
+            )),
         }
     }
     for (key, empty) in [

@@ -28,6 +28,7 @@ const KIT_PATHS: &[&str] = &[
     "grader/Cargo.toml",
     "grader/src",
     "grader/harness",
+    "grader/lab",
     "grader/protocol",
     "solutions",
     "labs",

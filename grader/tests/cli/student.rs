@@ -38,10 +38,12 @@ fn watch_grades_again_when_a_file_is_saved() {
         "crates",
         "fixtures",
         "grader/harness",
+        "grader/lab",
         "grader/protocol",
         "solutions",
         "labs/lab4/lab.json",
         "labs/lab4/scenarios",
+        "labs/lab4/harness",
     ]);
     let work = tempfile::tempdir().expect("a work folder");
     let mut child = Command::new(env!("CARGO_BIN_EXE_grader"))

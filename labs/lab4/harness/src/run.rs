@@ -6,22 +6,12 @@ use std::sync::{Arc, Barrier, Mutex, PoisonError};
 use std::time::Duration;
 
 use fixture_targets::{Activity, Behaviour, ScriptedTarget};
-use grader_protocol::{
-    Action, Event, Plan, RequestOutcome, StepRecord, StuckRecord, TargetSnapshot,
-};
+use grader_harness::{Driver, Failure};
+use grader_protocol::{Plan, RequestOutcome, StuckRecord};
 use relay_kit::{BreakerConfig, Clock, Code, FakeClock, Request, Target, TargetConfig};
 
-use crate::events::{emit, set_step};
+use crate::wire::{Action, Observation, Settings, TargetSnapshot};
 use crate::{BuildRelay, RelayUnderTest};
-
-/// Exit status: every action ran.
-const FINISHED: i32 = 0;
-/// Exit status: the code under test panicked.
-const PANICKED: i32 = 11;
-/// Exit status: requests got stuck inside the relay.
-const STUCK: i32 = 12;
-/// Exit status: the plan was inconsistent (a bug in the grader, not in the student code).
-const BAD_PLAN: i32 = 2;
 
 /// How one request thread ended, once it has.
 #[derive(Clone, Copy)]
@@ -53,7 +43,8 @@ impl Drop for Finish {
     }
 }
 
-struct World {
+/// Lab 4's world: the fake clock, the scripted targets and the relay under test.
+pub struct World {
     clock: FakeClock,
     activity: Activity,
     targets: Vec<Arc<ScriptedTarget>>,
@@ -61,88 +52,86 @@ struct World {
     sent: Vec<Sent>,
     next_id: u64,
     stuck_after: Duration,
+    stuck_after_ms: u64,
     panicked: Arc<Mutex<bool>>,
 }
 
-/// Runs every action and returns the process exit status.
-pub fn run(plan: &Plan, build: BuildRelay) -> i32 {
-    emit(&Event::Ready);
-    let clock = FakeClock::new();
-    let activity = Activity::new();
-    let targets: Vec<Arc<ScriptedTarget>> = plan
-        .targets
-        .iter()
-        .map(|t| Arc::new(ScriptedTarget::new(&t.name, activity.clone())))
-        .collect();
-    let wiring: Vec<(Arc<dyn Target>, TargetConfig)> = plan
-        .targets
-        .iter()
-        .zip(&targets)
-        .map(|(t, target)| {
-            let config = TargetConfig {
-                breaker: BreakerConfig {
-                    failure_threshold: t.failure_threshold,
-                    retry_after: Duration::from_millis(t.retry_after_ms),
-                },
-                max_concurrent: usize::try_from(t.max_concurrent).unwrap_or(usize::MAX),
-            };
-            (target.clone() as Arc<dyn Target>, config)
-        })
-        .collect();
-    let shared_clock: Arc<dyn Clock> = Arc::new(clock.clone());
-    let relay = match catch_unwind(AssertUnwindSafe(|| build(shared_clock, wiring))) {
-        Ok(relay) => Arc::from(relay),
-        Err(_) => return PANICKED,
-    };
-    let mut world = World {
-        clock,
-        activity,
-        targets,
-        relay,
-        sent: Vec::new(),
-        next_id: 1,
-        stuck_after: Duration::from_millis(plan.stuck_after_ms),
-        panicked: Arc::new(Mutex::new(false)),
-    };
-    for (step, action) in plan.actions.iter().enumerate() {
-        set_step(step);
-        let at_ms = now_ms(&world.clock);
-        emit(&Event::Begin { step, at_ms });
-        let outcome = match world.act(action) {
-            Ok(ids) => ids,
-            Err(Failure::Stuck { ids, target }) => {
-                emit(&Event::Stuck(StuckRecord {
-                    step,
-                    at_ms,
-                    requests: ids,
-                    target,
-                    waited_ms: plan.stuck_after_ms,
-                }));
-                return STUCK;
-            }
-            Err(Failure::BadPlan(why)) => {
-                eprintln!("lab4_harness: step {step}: {why}");
-                return BAD_PLAN;
-            }
-        };
-        emit(&Event::Observing { step });
-        let record = world.record(step, at_ms, &outcome);
-        emit(&Event::Step(record));
-        if *world
-            .panicked
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-        {
-            return PANICKED;
+impl World {
+    /// Builds the targets and the relay `build` makes; a panic in it is caught by the
+    /// caller.
+    pub fn start(plan: &Plan<Settings, Action>, build: BuildRelay) -> World {
+        let clock = FakeClock::new();
+        let activity = Activity::new();
+        let targets: Vec<Arc<ScriptedTarget>> = plan
+            .targets
+            .iter()
+            .map(|t| Arc::new(ScriptedTarget::new(&t.name, activity.clone())))
+            .collect();
+        let wiring: Vec<(Arc<dyn Target>, TargetConfig)> = plan
+            .targets
+            .iter()
+            .zip(&targets)
+            .map(|(t, target)| {
+                let config = TargetConfig {
+                    breaker: BreakerConfig {
+                        failure_threshold: t.settings.failure_threshold,
+                        retry_after: Duration::from_millis(t.settings.retry_after_ms),
+                    },
+                    max_concurrent: usize::try_from(t.settings.max_concurrent)
+                        .unwrap_or(usize::MAX),
+                };
+                (target.clone() as Arc<dyn Target>, config)
+            })
+            .collect();
+        let shared_clock: Arc<dyn Clock> = Arc::new(clock.clone());
+        let relay = Arc::from(build(shared_clock, wiring));
+        World {
+            clock,
+            activity,
+            targets,
+            relay,
+            sent: Vec::new(),
+            next_id: 1,
+            stuck_after: Duration::from_millis(plan.stuck_after_ms),
+            stuck_after_ms: plan.stuck_after_ms,
+            panicked: Arc::new(Mutex::new(false)),
         }
     }
-    emit(&Event::Finished);
-    FINISHED
 }
 
-enum Failure {
-    Stuck { ids: Vec<u64>, target: String },
-    BadPlan(String),
+impl Driver for World {
+    type Settings = Settings;
+    type Action = Action;
+    type Observation = Observation;
+
+    fn now_ms(&self) -> u64 {
+        now_ms(&self.clock)
+    }
+
+    fn act(&mut self, action: &Action) -> Result<Vec<u64>, Failure> {
+        self.carry_out(action)
+    }
+
+    fn outcomes(&self, ids: &[u64]) -> Vec<RequestOutcome> {
+        ids.iter()
+            .map(|&id| RequestOutcome {
+                id,
+                outcome: match self.ended(id) {
+                    Some(Ended::Returned(code)) => code.as_str().to_owned(),
+                    Some(Ended::Panicked) => "panicked".to_owned(),
+                    None => "held".to_owned(),
+                },
+            })
+            .collect()
+    }
+
+    fn observe(&self) -> Observation {
+        self.record()
+    }
+
+    fn panicked(&self) -> bool {
+        *self.panicked.lock().unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
 fn now_ms(clock: &FakeClock) -> u64 {
@@ -151,7 +140,7 @@ fn now_ms(clock: &FakeClock) -> u64 {
 
 impl World {
     /// Carries out one action; returns the ids of the requests it concerns.
-    fn act(&mut self, action: &Action) -> Result<Vec<u64>, Failure> {
+    fn carry_out(&mut self, action: &Action) -> Result<Vec<u64>, Failure> {
         match action {
             Action::Script { target, answer } => {
                 let behaviour = match answer.as_str() {
@@ -256,10 +245,14 @@ impl World {
             return Ok(());
         }
         let stuck = ids.iter().copied().filter(|&id| !settled(id)).collect();
-        Err(Failure::Stuck {
-            ids: stuck,
+        Err(Failure::Stuck(StuckRecord {
+            step: 0,
+            at_ms: 0,
+            requests: stuck,
+            sent: ids.len() as u64,
             target: target.to_owned(),
-        })
+            waited_ms: self.stuck_after_ms,
+        }))
     }
 
     fn ended(&self, id: u64) -> Option<Ended> {
@@ -271,21 +264,8 @@ impl World {
         self.targets.iter().any(|t| t.stats().held.contains(&id))
     }
 
-    /// What an action produced, and the state of every target after it.
-    fn record(&self, step: usize, at_ms: u64, ids: &[u64]) -> StepRecord {
-        let mut ids = ids.to_vec();
-        ids.sort_unstable();
-        let requests = ids
-            .iter()
-            .map(|&id| RequestOutcome {
-                id,
-                outcome: match self.ended(id) {
-                    Some(Ended::Returned(code)) => code.as_str().to_owned(),
-                    Some(Ended::Panicked) => "panicked".to_owned(),
-                    None => "held".to_owned(),
-                },
-            })
-            .collect();
+    /// The state of every target, and the transition records, after an action.
+    fn record(&self) -> Observation {
         let targets = self
             .targets
             .iter()
@@ -320,10 +300,7 @@ impl World {
                 None
             }
         };
-        StepRecord {
-            step,
-            at_ms,
-            requests,
+        Observation {
             targets,
             transitions,
         }
