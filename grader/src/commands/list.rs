@@ -1,9 +1,9 @@
 //! `grader list`: the lab's scenarios at a glance.
 
-use crate::check;
 use crate::cli::LabArg;
 use crate::error::Error;
 use crate::exit;
+use crate::grade;
 use crate::scenario::Visibility;
 
 use super::{Ctx, written};
@@ -11,7 +11,7 @@ use super::{Ctx, written};
 /// Runs `grader list`.
 pub fn exec(ctx: &mut Ctx<'_>, args: LabArg) -> Result<u8, Error> {
     let lab = ctx.lab(&args.lab)?;
-    let selection = check::select(&lab, true, &[])?;
+    let selection = grade::select(&lab, true, &[])?;
     let width = selection
         .scenarios
         .iter()

@@ -8,6 +8,8 @@ pub mod human;
 pub mod json;
 pub mod junit;
 pub mod plain;
+pub mod provenance;
+pub mod rejected;
 
 use serde::Serialize;
 
@@ -73,7 +75,7 @@ pub struct Report {
     /// graded files, and the command that reproduces it. Set when grading a submission
     /// and in the JUnit and Gradescope formats.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub provenance: Option<crate::provenance::Provenance>,
+    pub provenance: Option<crate::report::provenance::Provenance>,
 }
 
 /// A line of the graded code that breaks a lab rule.

@@ -2,30 +2,10 @@
 
 use std::path::Path;
 
-use serde_json::error::Category;
-
 use super::model::{SCENARIO_FORMAT_VERSION, ScenarioFile};
 use super::{PlacedStep, Scenario};
-use crate::diagnostic::{Diagnostic, Pos};
+use crate::diagnostic::{Diagnostic, Pos, describe_json_error};
 use crate::lab::Lab;
-
-/// A sentence for a serde_json error, without serde's own "at line X column Y" suffix.
-pub fn describe_json_error(e: &serde_json::Error) -> String {
-    let text = e.to_string();
-    let text = match text.rfind(" at line ") {
-        Some(i) => text[..i].to_owned(),
-        None => text,
-    };
-    // serde names Rust types; people write numbers.
-    let text = text
-        .replace("expected u32", "expected a whole number")
-        .replace("expected u64", "expected a whole number");
-    match e.classify() {
-        Category::Syntax => format!("this is not valid JSON: {text}"),
-        Category::Eof => format!("the file ends too early: {text}"),
-        Category::Data | Category::Io => text,
-    }
-}
 
 /// The byte offset of a 1-based line and column (in characters) of `text`.
 fn offset_of(text: &str, line: usize, col: usize) -> usize {
@@ -72,7 +52,7 @@ pub fn json_error(shown: &Path, text: &str, e: &serde_json::Error) -> Diagnostic
     if e.to_string().starts_with("missing field") {
         d = d.help(format!(
             "the lab's {} lists every field, and which are required",
-            crate::schema::FILE_NAME
+            crate::scenario::schema::FILE_NAME
         ));
     }
     d
@@ -202,7 +182,7 @@ pub fn load_files(
     let mut scenarios = Vec::new();
     let mut problems = Vec::new();
     for path in paths {
-        let shown = crate::kit::shown_path(&lab.kit, path);
+        let shown = crate::lab::kit::shown_path(&lab.kit, path);
         match std::fs::read_to_string(path) {
             Ok(text) => match parse(lab, &text, &shown) {
                 Ok(s) => scenarios.push(s),

@@ -1,8 +1,10 @@
 //! Scenarios: the file format ([`model`]), reading files with exact positions
 //! ([`load`]), and checking them against the lab before anything runs ([`validate`]).
 
+pub mod explain;
 pub mod load;
 pub mod model;
+pub mod schema;
 pub mod settings;
 pub mod validate;
 

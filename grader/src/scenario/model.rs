@@ -7,7 +7,7 @@
 //! problem in one is placed exactly.
 //!
 //! The same types generate the JSON Schema that editors use to complete and check
-//! scenario files ([`crate::schema`]), with the lab's steps and settings put in.
+//! scenario files ([`crate::scenario::schema`]), with the lab's steps and settings put in.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -82,7 +82,7 @@ pub enum Visibility {
 }
 
 /// A schema-only type: one step of the lab's scenarios. The schema of a lab puts its
-/// plug-in's steps here (see [`crate::schema::for_lab`]).
+/// plug-in's steps here (see [`crate::scenario::schema::for_lab`]).
 pub struct Step;
 
 impl JsonSchema for Step {

@@ -12,8 +12,8 @@ use grader_protocol::TargetPlan;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::load::{describe_json_error, key_pos};
-use crate::diagnostic::{Diagnostic, Pos};
+use super::load::key_pos;
+use crate::diagnostic::{Diagnostic, Pos, describe_json_error};
 use crate::lab::Lab;
 
 /// Every target of the lab, in its order, with the settings a scenario runs it with.

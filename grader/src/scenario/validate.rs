@@ -120,8 +120,8 @@ fn check_place(c: &mut Envelope<'_>) {
             )),
         );
     }
-    let hidden_dir = crate::kit::shown_path(&c.lab.kit, &c.lab.hidden_dir());
-    let visible_dir = crate::kit::shown_path(&c.lab.kit, &c.lab.scenarios_dir());
+    let hidden_dir = crate::lab::kit::shown_path(&c.lab.kit, &c.lab.hidden_dir());
+    let visible_dir = crate::lab::kit::shown_path(&c.lab.kit, &c.lab.scenarios_dir());
     if in_visible && s.visibility == Visibility::Hidden {
         c.top(
             "visibility",

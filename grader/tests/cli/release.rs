@@ -75,10 +75,11 @@ fn solution_only_lines() -> BTreeSet<String> {
 
 #[test]
 fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
-    let lab = grader::lab::Lab::load(&kit(), "lab4").expect("lab4 loads");
-    let hidden = grader::validation::load_scenarios(
+    let lab =
+        grader::lab::Lab::load(&grader::labs::registered(), &kit(), "lab4").expect("lab4 loads");
+    let hidden = grader::instructor::validation::load_scenarios(
         &lab,
-        &grader::validation::json_files(&lab.hidden_dir()),
+        &grader::instructor::validation::json_files(&lab.hidden_dir()),
     )
     .scenarios;
     let hidden_points: u32 = hidden.iter().map(|s| s.points).sum();
@@ -259,7 +260,7 @@ fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
         .iter()
         .filter_map(|m| m.as_str())
         .collect();
-    let kit_members = grader::release::workspace_members(
+    let kit_members = grader::instructor::release::workspace_members(
         &std::fs::read_to_string(kit().join("Cargo.toml")).expect("read"),
     );
     assert_eq!(members.len(), kit_members.len() - 1, "{members:?}");

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use grader_protocol::{Event, PanicRecord, StepRecord, StuckRecord};
 
 use crate::report::{Failure, ScenarioResult, Status, TimelineEntry};
-use crate::runner::{Ending, Run};
+use crate::run::runner::{Ending, Run};
 use crate::scenario::Scenario;
 
 pub use grader_lab::{clock, duration};

@@ -22,8 +22,8 @@ use std::path::{Path, PathBuf};
 
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
+use crate::instructor::validation;
 use crate::lab::{Lab, available_labs};
-use crate::validation;
 
 /// Files of the kit root that go into the edition when they exist.
 pub const ROOT_FILES: &[&str] = &[
@@ -54,7 +54,7 @@ pub const MEMBER_PARTS: &[&str] = &["Cargo.toml", "build.rs", "README.md", "src"
 pub const LAB_PARTS: &[&str] = &[
     "lab.json",
     "README.md",
-    crate::schema::FILE_NAME,
+    crate::scenario::schema::FILE_NAME,
     "scenarios",
 ];
 
@@ -115,7 +115,7 @@ fn write(lab: &Lab, out: &Path, report: &validation::LabReport) -> Result<Releas
     let kit = &lab.kit;
     let manifest_text = read(&kit.join("Cargo.toml"))?;
     let members = workspace_members(&manifest_text);
-    let solutions = solution_crates(kit);
+    let solutions = solution_crates(&lab.labs, kit);
     let (kept, dropped): (Vec<String>, Vec<String>) = members
         .into_iter()
         .partition(|m| !is_solution(m, &solutions));
@@ -284,10 +284,10 @@ fn wrap(text: &str, first: &str) -> String {
 /// file names a hidden scenario.
 fn check_edition(lab: &Lab, out: &Path, hidden: &[crate::scenario::Scenario]) -> Result<(), Error> {
     let out = out.canonicalize().map_err(|e| Error::io("open", out, e))?;
-    let released = Lab::load(&out, &lab.manifest.name)?;
+    let released = Lab::load(&lab.labs, &out, &lab.manifest.name)?;
     let mut problems: Vec<Diagnostic> = validation::lab(&released).all_problems();
     let mut solution_files = Vec::new();
-    for solution in solution_crates(&lab.kit) {
+    for solution in solution_crates(&lab.labs, &lab.kit) {
         collect_files(&lab.kit.join(&solution), &mut solution_files);
     }
     let solution_texts: Vec<(PathBuf, Vec<u8>)> = solution_files
@@ -309,7 +309,7 @@ fn check_edition(lab: &Lab, out: &Path, hidden: &[crate::scenario::Scenario]) ->
                         shown,
                         format!(
                             "this file is a copy of {}",
-                            crate::kit::shown_path(&lab.kit, solution).display()
+                            crate::lab::kit::shown_path(&lab.kit, solution).display()
                         ),
                     )
                     .help("restore the shipped version of the file in the kit (git checkout), then release again"),
@@ -382,10 +382,10 @@ fn list_left_out(kit: &Path, rel: &Path, copied: &BTreeSet<PathBuf>, out: &mut V
 }
 
 /// The reference solutions of every lab of the kit, relative to it.
-fn solution_crates(kit: &Path) -> Vec<String> {
+fn solution_crates(labs: &crate::lab::Registry, kit: &Path) -> Vec<String> {
     available_labs(kit)
         .iter()
-        .filter_map(|name| Lab::load(kit, name).ok())
+        .filter_map(|name| Lab::load(labs, kit, name).ok())
         .map(|l| l.manifest.solution_crate)
         .collect()
 }

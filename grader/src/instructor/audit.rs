@@ -12,10 +12,10 @@ use std::io::Write;
 use serde::Serialize;
 
 use crate::build::{self, Built, Subject};
-use crate::check::{self, RunOptions, Selection};
 use crate::error::Error;
+use crate::grade::{self, RunOptions, Selection};
+use crate::instructor::mutants::{self, Mutant};
 use crate::lab::Lab;
-use crate::mutants::{self, Mutant};
 use crate::report::Status;
 
 /// One graded subject in the audit.
@@ -54,7 +54,7 @@ pub fn audit(
 ) -> Result<Audit, Error> {
     let work = build::work_dir(&lab.kit);
     let mutants = mutants::load(lab)?;
-    let mut subjects: Vec<(Subject, Option<&Mutant>)> = vec![(check::solution_subject(lab), None)];
+    let mut subjects: Vec<(Subject, Option<&Mutant>)> = vec![(grade::solution_subject(lab), None)];
     for m in &mutants {
         subjects.push((mutants::subject(lab, &work, m)?, Some(m)));
     }
@@ -77,7 +77,7 @@ pub fn audit(
                         "running {} (run {run} of {runs}) ...",
                         subject.label
                     );
-                    for r in check::run_all(&harness, subject, selection, opts)? {
+                    for r in grade::run_all(&harness, subject, selection, opts)? {
                         column.runs.entry(r.name).or_default().push(r.status);
                     }
                 }

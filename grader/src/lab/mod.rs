@@ -1,4 +1,7 @@
-//! A lab: its manifest (`labs/<name>/lab.json`) and where its pieces live in the kit.
+//! A lab: its manifest (`labs/<name>/lab.json`), where its pieces live in the kit, and
+//! the plug-ins that know each lab ([`Registry`]).
+
+pub mod kit;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -158,13 +161,8 @@ impl std::fmt::Debug for Lab {
 }
 
 impl Lab {
-    /// Loads lab `name` from the kit at `kit`, with the labs this grader registers.
-    pub fn load(kit: &Path, name: &str) -> Result<Lab, Error> {
-        Lab::load_with(&crate::labs::registered(), kit, name)
-    }
-
     /// Loads lab `name` from the kit at `kit`; its plug-in comes from `labs`.
-    pub fn load_with(labs: &Registry, kit: &Path, name: &str) -> Result<Lab, Error> {
+    pub fn load(labs: &Registry, kit: &Path, name: &str) -> Result<Lab, Error> {
         let dir = kit.join("labs").join(name);
         let path = dir.join("lab.json");
         if !path.is_file() {
@@ -174,7 +172,7 @@ impl Lab {
             });
         }
         let text = std::fs::read_to_string(&path).map_err(|e| Error::io("read", &path, e))?;
-        let shown = crate::kit::shown_path(kit, &path);
+        let shown = crate::lab::kit::shown_path(kit, &path);
         let manifest: LabManifest = serde_json::from_str(&text).map_err(|e| {
             Error::Invalid(vec![Diagnostic::at(
                 &shown,
@@ -182,7 +180,7 @@ impl Lab {
                     line: e.line(),
                     col: e.column(),
                 },
-                crate::scenario::load::describe_json_error(&e),
+                crate::diagnostic::describe_json_error(&e),
             )])
         })?;
         if manifest.format_version != LAB_FORMAT_VERSION {

@@ -12,8 +12,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use crate::diagnostic::{Diagnostic, Pos, did_you_mean};
+use crate::instructor::mutants::Mutant;
 use crate::lab::Lab;
-use crate::mutants::Mutant;
 use crate::scenario::load::{self, key_pos};
 use crate::scenario::{Scenario, Visibility};
 
@@ -131,7 +131,7 @@ pub struct Loaded {
 pub fn load_scenarios(lab: &Lab, paths: &[PathBuf]) -> Loaded {
     let mut loaded = Loaded::default();
     for path in paths {
-        let shown = crate::kit::shown_path(&lab.kit, path);
+        let shown = crate::lab::kit::shown_path(&lab.kit, path);
         let text = match std::fs::read_to_string(path) {
             Ok(text) => text,
             Err(e) => {
@@ -169,7 +169,7 @@ pub fn lab(lab: &Lab) -> LabReport {
     let files_ok = loaded.problems.is_empty();
     problems.append(&mut loaded.problems);
     problems.extend(duplicates(lab, &loaded.scenarios, &[]));
-    let mutants_dir = crate::mutants::dir(lab);
+    let mutants_dir = crate::instructor::mutants::dir(lab);
     let mutant_files = json_files(&mutants_dir);
     let counts = Counts {
         visible: visible_files.len(),
@@ -179,7 +179,7 @@ pub fn lab(lab: &Lab) -> LabReport {
         instructor_edition: lab.hidden_dir().is_dir() || mutants_dir.is_dir(),
     };
     if visible_files.is_empty() {
-        let shown = crate::kit::shown_path(&lab.kit, &lab.scenarios_dir());
+        let shown = crate::lab::kit::shown_path(&lab.kit, &lab.scenarios_dir());
         problems.push(
             Diagnostic::file(&shown, "there are no scenario files (*.json) here")
                 .help("a lab needs at least one visible scenario"),
@@ -195,7 +195,7 @@ pub fn lab(lab: &Lab) -> LabReport {
         let (name, mut found) = mutant(lab, path, &loaded.scenarios, &loaded.names);
         problems.append(&mut found);
         if let Some(name) = name {
-            let shown = crate::kit::shown_path(&lab.kit, path);
+            let shown = crate::lab::kit::shown_path(&lab.kit, path);
             if let Some(first) = mutant_names.get(&name) {
                 problems.push(
                     Diagnostic::file(
@@ -223,7 +223,7 @@ pub fn lab(lab: &Lab) -> LabReport {
 /// The manifest's own consistency: unique category ids and target names, sane defaults.
 fn manifest_problems(lab: &Lab) -> Vec<Diagnostic> {
     let path = lab.dir.join("lab.json");
-    let shown = crate::kit::shown_path(&lab.kit, &path);
+    let shown = crate::lab::kit::shown_path(&lab.kit, &path);
     let text = std::fs::read_to_string(&path).unwrap_or_default();
     let mut problems = Vec::new();
     let m = &lab.manifest;
@@ -304,7 +304,7 @@ fn manifest_problems(lab: &Lab) -> Vec<Diagnostic> {
                     "the settings of the target `{}` are not {}'s: {}",
                     t.name,
                     m.name,
-                    crate::scenario::load::describe_json_error(&e)
+                    crate::diagnostic::describe_json_error(&e)
                 ),
             )),
         }
@@ -338,7 +338,7 @@ fn points_problem(lab: &Lab, scenarios: &[Scenario], counts: &Counts) -> Option<
         return None;
     }
     let path = lab.dir.join("lab.json");
-    let shown = crate::kit::shown_path(&lab.kit, &path);
+    let shown = crate::lab::kit::shown_path(&lab.kit, &path);
     let text = std::fs::read_to_string(&path).unwrap_or_default();
     let hidden: u32 = scenarios
         .iter()
@@ -367,7 +367,7 @@ pub fn mutant(
     scenarios: &[Scenario],
     names: &BTreeSet<String>,
 ) -> (Option<String>, Vec<Diagnostic>) {
-    let shown = crate::kit::shown_path(&lab.kit, path);
+    let shown = crate::lab::kit::shown_path(&lab.kit, path);
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) => {

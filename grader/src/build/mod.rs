@@ -6,6 +6,10 @@
 //! name the program uses the code under test), with that name pointing at that crate. All these workspaces share one target folder, so the dependencies are
 //! compiled once and each crate under test costs one incremental build.
 
+pub mod batch;
+pub mod blame;
+pub mod materialize;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -41,7 +45,7 @@ impl Subject {
 
 /// The result of building: a harness to run, or the compiler's complaint about the
 /// code under test.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub enum Built {
     /// The harness binary.
     Harness(PathBuf),
@@ -71,52 +75,19 @@ pub fn build(lab: &Lab, subject: &Subject, work: &Path) -> Result<Built, Error> 
     write_if_changed(&ws.join("Cargo.toml"), &manifest)?;
     copy_kit_lock(lab, &ws)?;
     let output = cargo_build(&ws, work, &["--bin", &bin])?;
+    let linked = [blame::Linked {
+        subject,
+        manifest: ws.join("Cargo.toml"),
+        bin,
+    }];
     let stdout = String::from_utf8_lossy(&output.stdout);
-    let mut executable = None;
-    let mut subject_errors = Vec::new();
-    let mut other_errors = Vec::new();
-    for line in stdout.lines() {
-        let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else {
-            continue;
-        };
-        match msg["reason"].as_str() {
-            Some("compiler-artifact") if msg["target"]["name"] == bin.as_str() => {
-                executable = msg["executable"].as_str().map(PathBuf::from);
-            }
-            Some("compiler-message") => {
-                let level = msg["message"]["level"].as_str().unwrap_or("");
-                let rendered = strip_ansi(msg["message"]["rendered"].as_str().unwrap_or(""));
-                let src = msg["target"]["src_path"].as_str().unwrap_or("");
-                let in_subject = Path::new(src).starts_with(&subject.crate_dir);
-                if in_subject && (level == "error" || level == "warning") {
-                    subject_errors.push((level == "error", rendered));
-                } else if level == "error" {
-                    other_errors.push(rendered);
-                }
-            }
-            _ => {}
-        }
-    }
-    if output.status.success() {
-        return executable
-            .map(Built::Harness)
-            .ok_or_else(|| Error::KitBuild {
-                what: subject.label.clone(),
-                log: "cargo reported success but named no harness binary".into(),
-            });
-    }
-    if subject_errors.iter().any(|(is_error, _)| *is_error) {
-        let text: Vec<String> = subject_errors
-            .into_iter()
-            .map(|(_, r)| relabel(&r, subject))
-            .collect();
-        return Ok(Built::CompileFailed(text.join("\n").trim_end().to_owned()));
-    }
-    let mut log = other_errors.join("\n");
-    log.push_str(&String::from_utf8_lossy(&output.stderr));
-    Err(Error::KitBuild {
-        what: subject.label.clone(),
-        log: log.trim_end().to_owned(),
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let mut verdicts = blame::verdicts(lab, &linked, &stdout, &stderr);
+    verdicts.pop().unwrap_or_else(|| {
+        Err(Error::KitBuild {
+            what: subject.label.clone(),
+            log: "cargo said nothing about the harness".into(),
+        })
     })
 }
 
@@ -177,12 +148,6 @@ pub(crate) fn cargo_build(ws: &Path, work: &Path, select: &[&str]) -> Result<Out
         .stdin(Stdio::null())
         .output()
         .map_err(|e| Error::Cargo(format!("{}: {e}", Path::new(&cargo).display())))
-}
-
-/// Rewrites the crate folder's absolute path in compiler output to the path people know.
-fn relabel(text: &str, subject: &Subject) -> String {
-    let dir = subject.crate_dir.display().to_string();
-    text.replace(&dir, &subject.shown_dir.display().to_string())
 }
 
 /// Removes terminal colour sequences.

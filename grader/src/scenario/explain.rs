@@ -3,9 +3,9 @@
 
 use std::fmt::Write as _;
 
-use crate::judge::clock;
 use crate::lab::Lab;
 use crate::scenario::{Scenario, Visibility};
+use grader_lab::clock;
 
 /// The whole scenario in words: what it sets up, does, and checks, with the fake-clock
 /// time of every step.

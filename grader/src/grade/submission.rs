@@ -22,61 +22,21 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use crate::build::blame::tidy;
+use crate::build::materialize::materialize;
 use crate::build::{self, Built, Subject};
-use crate::check::{self, RunOptions, Selection};
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
+use crate::grade::{self, RunOptions, Selection};
 use crate::lab::Lab;
-use crate::materialize::materialize;
-use crate::provenance::{Provenance, hex};
 use crate::report::Report;
+use crate::report::provenance::{Provenance, hex};
+pub use crate::report::rejected::{COULD_NOT_GRADE, FileProblem, Layout, Rejected};
 
 /// The largest declared file read, in bytes.
 pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
-
-/// Where a submission keeps its files.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Layout {
-    /// A copy of the kit: `crates/relay_base/src/breaker.rs`.
-    Kit,
-    /// The student crate: `src/breaker.rs`.
-    Crate,
-    /// Just the files: `breaker.rs`.
-    Flat,
-}
-
-impl Layout {
-    /// The layout in words, for messages.
-    pub fn describe(self, lab: &Lab) -> String {
-        match self {
-            Layout::Kit => format!(
-                "a copy of the kit (it holds {}/)",
-                lab.manifest.student_crate
-            ),
-            Layout::Crate => "the student crate (it holds src/)".to_owned(),
-            Layout::Flat => {
-                "a folder of files (it holds neither src/ nor the kit's crates/)".to_owned()
-            }
-        }
-    }
-
-    /// Where declared file `declared` (relative to the student crate) lives in a
-    /// submission of this layout, relative to the submission folder.
-    pub fn place(self, lab: &Lab, declared: &str) -> PathBuf {
-        match self {
-            Layout::Kit => Path::new(&lab.manifest.student_crate).join(declared),
-            Layout::Crate => PathBuf::from(declared),
-            Layout::Flat => Path::new(declared)
-                .file_name()
-                .map(PathBuf::from)
-                .unwrap_or_else(|| PathBuf::from(declared)),
-        }
-    }
-}
 
 /// A submission whose declared files were all found and read.
 #[derive(Clone, Debug)]
@@ -90,51 +50,6 @@ pub struct Submission {
     /// Each declared file (path relative to the student crate) and its content.
     pub files: Vec<(String, String)>,
 }
-
-/// Why one declared file could not be taken.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct FileProblem {
-    /// The declared file (`src/breaker.rs`).
-    pub file: String,
-    /// Where it was looked for, relative to the submission folder.
-    pub looked_at: String,
-    /// What is wrong, and what to do.
-    pub problem: String,
-}
-
-/// A submission that cannot be graded, and why: the "could not grade" result, which
-/// every format can write.
-#[derive(Clone, Debug, Serialize)]
-pub struct Rejected {
-    /// [`crate::report::SCHEMA_VERSION`].
-    pub schema_version: u32,
-    /// The lab.
-    pub lab: String,
-    /// The folder, as given.
-    #[serde(rename = "subject")]
-    pub given: PathBuf,
-    /// Always `could_not_grade`.
-    pub status: &'static str,
-    /// Always 0.
-    pub score: u32,
-    /// Points available in the scenarios that would have run.
-    pub max_score: u32,
-    /// How the folder was read.
-    pub layout: Layout,
-    /// The same in words.
-    pub read_as: String,
-    /// One problem per declared file that could not be taken.
-    pub problems: Vec<FileProblem>,
-    /// The declared files that could be read (for the provenance hash).
-    #[serde(skip)]
-    pub files: Vec<(String, String)>,
-    /// Where this result comes from.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub provenance: Option<Provenance>,
-}
-
-/// The `status` of a could-not-grade result.
-pub const COULD_NOT_GRADE: &str = "could_not_grade";
 
 /// The result of grading one submission folder.
 #[derive(Clone, Debug)]
@@ -171,22 +86,6 @@ impl Outcome {
     }
 }
 
-impl Rejected {
-    /// Every problem on its own line, for people.
-    pub fn explain(&self) -> String {
-        let mut text = format!(
-            "cannot grade the submission in {}: {} of the lab's files could not be taken",
-            self.given.display(),
-            self.problems.len()
-        );
-        for p in &self.problems {
-            text.push_str(&format!("\n  {}: {}", p.looked_at, p.problem));
-        }
-        text.push_str(&format!("\n  (the folder was read as {})", self.read_as));
-        text
-    }
-}
-
 /// Checks the lab's declared files: relative paths inside the student crate's `src/`.
 /// A lab that breaks this is a broken kit, not a bad submission.
 fn declared_files(lab: &Lab) -> Result<Vec<String>, Error> {
@@ -197,7 +96,7 @@ fn declared_files(lab: &Lab) -> Result<Vec<String>, Error> {
         if !plain || !p.starts_with("src") || p.file_name().is_none() {
             return Err(Error::Invalid(vec![
                 Diagnostic::file(
-                    &crate::kit::shown_path(&lab.kit, &lab.dir.join("lab.json")),
+                    &crate::lab::kit::shown_path(&lab.kit, &lab.dir.join("lab.json")),
                     format!("student_files: `{f}` is not a plain path inside the crate's src/"),
                 )
                 .help("list files relative to the student crate, such as src/breaker.rs"),
@@ -467,67 +366,9 @@ pub fn prepare(
 
 /// Builds a prepared submission. Code that does not compile is a result, not an error;
 /// so is a crate whose public items differ from what the harness calls (a changed
-/// signature of `Relay::new`, say), which cargo reports in the harness program.
+/// signature of `Relay::new`, say): see [`crate::build::blame`].
 pub fn build(lab: &Lab, ready: &Ready, work: &Path) -> Result<Built, Error> {
-    match build::build(lab, &ready.subject, work) {
-        Ok(Built::CompileFailed(text)) => {
-            Ok(Built::CompileFailed(tidy(&text, lab, &ready.subject)))
-        }
-        Err(Error::KitBuild { log, .. }) if log.contains(HARNESS_MAIN) => {
-            let log: Vec<&str> = log
-                .lines()
-                .filter(|l| {
-                    let l = l.trim_start();
-                    !l.starts_with("Compiling ") && !l.starts_with("error: could not compile")
-                })
-                .collect();
-            Ok(Built::CompileFailed(api_mismatch(
-                lab,
-                &ready.subject,
-                &log.join("\n"),
-            )))
-        }
-        other => other,
-    }
-}
-
-/// The compile result of a crate whose public items are not what the harness calls;
-/// `log` holds the compiler's errors in the harness program.
-pub fn api_mismatch(lab: &Lab, subject: &Subject, log: &str) -> String {
-    format!(
-        "the grader cannot call your code: a public item of {} that the grader uses has a different name, signature or type than in the kit. Keep the public items exactly as given.\n\n{}",
-        lab.manifest.student_crate,
-        tidy(log.trim_end(), lab, subject)
-    )
-}
-
-/// The file of the harness program that calls the code under test, as cargo names it.
-const HARNESS_MAIN: &str = "main/src/main.rs";
-
-/// Paths in compiler and panic messages as people know them. Cargo names the files of a
-/// crate inside the generated workspace relative to it (`subject/src/relay.rs`), and kit
-/// files by their absolute path.
-pub fn tidy(text: &str, lab: &Lab, subject: &Subject) -> String {
-    let shown = format!("{}/", subject.shown_dir.display());
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    const LOCAL: &str = "subject/";
-    while let Some(i) = rest.find(LOCAL) {
-        let at_path_start = rest[..i]
-            .chars()
-            .next_back()
-            .is_none_or(|c| !(c.is_alphanumeric() || "_-./".contains(c)));
-        out.push_str(&rest[..i]);
-        out.push_str(if at_path_start { &shown } else { LOCAL });
-        rest = &rest[i + LOCAL.len()..];
-    }
-    out.push_str(rest);
-    let kit = format!("{}/", lab.kit.display());
-    out.replace(
-        &format!("{}", subject.crate_dir.display()),
-        subject.shown_dir.display().to_string().as_str(),
-    )
-    .replace(&kit, "")
+    build::build(lab, &ready.subject, work)
 }
 
 /// Runs the scenarios on a built submission and puts the report together.
@@ -543,11 +384,11 @@ pub fn finish(
             lab,
             ready,
             selection,
-            check::not_compiled(selection),
+            grade::not_compiled(selection),
             Some(diagnostics),
         ),
         Built::Harness(harness) => {
-            let results = check::run_all(&harness, &ready.subject, selection, opts)?;
+            let results = grade::run_all(&harness, &ready.subject, selection, opts)?;
             report_from(lab, ready, selection, results, None)
         }
     })
@@ -562,7 +403,7 @@ pub fn report_from(
     results: Vec<crate::report::ScenarioResult>,
     compile_errors: Option<String>,
 ) -> Report {
-    let mut report = check::assemble(lab, &ready.subject, selection, results, compile_errors);
+    let mut report = grade::assemble(lab, &ready.subject, selection, results, compile_errors);
     for s in &mut report.scenarios {
         s.message = tidy(&s.message, lab, &ready.subject);
         s.backtrace = s.backtrace.as_deref().map(|b| tidy(b, lab, &ready.subject));

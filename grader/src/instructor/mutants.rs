@@ -12,10 +12,10 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::build::Subject;
+use crate::build::materialize::materialize;
 use crate::diagnostic::{Diagnostic, Pos};
 use crate::error::Error;
 use crate::lab::Lab;
-use crate::materialize::materialize;
 
 /// A mutant file.
 #[derive(Clone, Debug, Deserialize)]
@@ -65,7 +65,7 @@ pub fn load(lab: &Lab) -> Result<Vec<Mutant>, Error> {
     let mut mutants = Vec::new();
     let mut problems = Vec::new();
     for path in paths {
-        let shown = crate::kit::shown_path(&lab.kit, &path);
+        let shown = crate::lab::kit::shown_path(&lab.kit, &path);
         let text = std::fs::read_to_string(&path).map_err(|e| Error::io("read", &path, e))?;
         match serde_json::from_str::<Mutant>(&text) {
             Ok(m) => mutants.push(m),
@@ -75,7 +75,7 @@ pub fn load(lab: &Lab) -> Result<Vec<Mutant>, Error> {
                     line: e.line(),
                     col: e.column(),
                 },
-                crate::scenario::load::describe_json_error(&e),
+                crate::diagnostic::describe_json_error(&e),
             )),
         }
     }
@@ -99,7 +99,7 @@ pub fn subject(lab: &Lab, work: &Path, mutant: &Mutant) -> Result<Subject, Error
 /// Applies the edits to the solution's files (keyed by their path relative to `src/`).
 fn apply(lab: &Lab, mutant: &Mutant, files: &mut BTreeMap<PathBuf, String>) -> Result<(), Error> {
     let mutant_file = dir(lab).join(format!("{}.json", mutant.name));
-    let shown = crate::kit::shown_path(&lab.kit, &mutant_file);
+    let shown = crate::lab::kit::shown_path(&lab.kit, &mutant_file);
     for (i, edit) in mutant.edits.iter().enumerate() {
         let rel = Path::new(&edit.file);
         let rel = rel.strip_prefix("src").unwrap_or(rel);

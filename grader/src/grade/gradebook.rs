@@ -17,14 +17,14 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::batch_build;
-use crate::build::Built;
-use crate::check::{self, RunOptions, Selection, Stopwatch};
+use crate::build::batch;
+use crate::build::{Built, Subject};
 use crate::error::Error;
+use crate::grade::submission::{self, COULD_NOT_GRADE, Outcome, Ready};
+use crate::grade::{self, RunOptions, Selection, Stopwatch};
 use crate::lab::Lab;
-use crate::provenance::Provenance;
+use crate::report::provenance::Provenance;
 use crate::report::{SCHEMA_VERSION, ScenarioResult, Status};
-use crate::submission::{self, COULD_NOT_GRADE, Outcome, Ready};
 
 /// A row's status: the submission was graded (whatever its points).
 pub const GRADED: &str = "graded";
@@ -203,8 +203,8 @@ pub fn grade(
                 let _ = done.send(Progress::Building {
                     indices: ready.iter().map(|(i, _)| *i).collect(),
                 });
-                let refs: Vec<&Ready> = ready.iter().map(|(_, r)| r).collect();
-                let built = batch_build::build_many(batch.lab, batch.work, &refs);
+                let refs: Vec<&Subject> = ready.iter().map(|(_, r)| &r.subject).collect();
+                let built = batch::build_many(batch.lab, batch.work, &refs);
                 let _ = done.send(Progress::Building {
                     indices: Vec::new(),
                 });
@@ -226,7 +226,7 @@ pub fn grade(
                                 batch.lab,
                                 &ready,
                                 batch.selection,
-                                check::not_compiled(batch.selection),
+                                grade::not_compiled(batch.selection),
                                 Some(diagnostics),
                             );
                             let outcome = Outcome::Graded(report);
@@ -389,7 +389,7 @@ impl Pool {
             let harness = open.harness.clone();
             let subject = open.ready.subject.clone();
             drop(state);
-            let result = check::run_one(
+            let result = grade::run_one(
                 &harness,
                 &subject,
                 &scenarios[i],
