@@ -24,7 +24,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: AuditArgs) -> Result<u8, Error> {
     }
     // An audit of a lab with a broken scenario or mutant would blame the wrong thing;
     // points that do not add up change nothing it measures.
-    let validated = validation::lab(&lab);
+    let validated = validation::lab(&lab)?;
     if !validated.problems.is_empty() {
         return Err(validation::refusal(&validated.problems, "audited"));
     }

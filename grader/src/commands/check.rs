@@ -7,7 +7,7 @@ use std::time::Duration;
 use crate::cli::{CheckArgs, Format};
 use crate::error::Error;
 use crate::exit;
-use crate::grade::submission::{self, Outcome};
+use crate::grade::submit::{self, Outcome};
 use crate::grade::{self, Selection, Stopwatch};
 use crate::lab::Lab;
 use crate::report::provenance::{self, Provenance};
@@ -64,7 +64,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
     let command = provenance::command(&lab.manifest.name, "--submission .", &args.scenarios);
     let graded = grade::select(&lab, true, &args.scenarios).and_then(|selection| {
         let selection = super::with_limits(selection, &args.run);
-        submission::grade(&lab, dir, &selection, &opts, &command, ctx.err)
+        submit::grade(&lab, dir, &selection, &opts, &command, ctx.err)
             .map(|outcome| (selection, outcome))
     });
     let (selection, outcome) = match graded {

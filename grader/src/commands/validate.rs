@@ -42,7 +42,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: ValidateArgs) -> Result<u8, Error> {
     let mut items = Vec::new();
     if args.paths.is_empty() {
         let kit = crate::lab::kit::find(ctx.kit.as_deref())?;
-        let labs = available_labs(&kit);
+        let labs = crate::lab::lab_names(&kit)?;
         if labs.is_empty() {
             return Err(Error::Usage(format!(
                 "there are no labs in {} (no labs/*/lab.json)",
@@ -59,7 +59,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: ValidateArgs) -> Result<u8, Error> {
     }
     let mut problems = 0;
     for item in items {
-        let (found, summary) = check(item);
+        let (found, summary) = check(item)?;
         problems += found.len();
         for p in &found {
             let _ = writeln!(ctx.err, "{p}");
@@ -74,14 +74,14 @@ pub fn exec(ctx: &mut Ctx<'_>, args: ValidateArgs) -> Result<u8, Error> {
 }
 
 /// Checks one item: its problems and its summary line.
-fn check(item: Item) -> (Vec<Diagnostic>, String) {
-    match item {
+fn check(item: Item) -> Result<(Vec<Diagnostic>, String), Error> {
+    Ok(match item {
         Item::Lab(lab) => {
-            let report = validation::lab(&lab);
+            let report = validation::lab(&lab)?;
             (report.all_problems(), report.summary())
         }
         Item::Scenarios { lab, files, shown } => {
-            let (scenarios, problems) = validation::scenario_files(&lab, &files);
+            let (scenarios, problems) = validation::scenario_files(&lab, &files)?;
             let n = files.len();
             let points: u32 = scenarios.iter().map(|s| s.points).sum();
             let what = format!(
@@ -97,7 +97,7 @@ fn check(item: Item) -> (Vec<Diagnostic>, String) {
             (problems, summary)
         }
         Item::Mutants { lab, files, shown } => {
-            let problems = validation::mutant_files(&lab, &files);
+            let problems = validation::mutant_files(&lab, &files)?;
             let n = files.len();
             let what = format!(
                 "{shown}: {n} mutant{} of {}",
@@ -115,7 +115,7 @@ fn check(item: Item) -> (Vec<Diagnostic>, String) {
             let summary = format!("{name}: {}", count(problems.len()));
             (problems, summary)
         }
-    }
+    })
 }
 
 fn count(n: usize) -> String {
@@ -165,7 +165,7 @@ fn resolve(ctx: &Ctx<'_>, arg: &Path) -> Result<Item, Error> {
         return load_lab(&ctx.labs, &kit, &name);
     }
     let files = if abs.is_dir() {
-        let files = validation::json_files(&abs);
+        let files = validation::json_files(&abs)?;
         if files.is_empty() {
             return Err(Error::Usage(format!(
                 "{shown_arg} holds no .json files\n  help: give scenario files, folders of them, or a lab name"

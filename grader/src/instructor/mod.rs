@@ -3,6 +3,8 @@
 //! student edition ([`release`]).
 
 pub mod audit;
+pub mod cargo_files;
+pub mod mutant_checks;
 pub mod mutants;
 pub mod release;
 pub mod validation;

@@ -54,14 +54,7 @@ pub fn dir(lab: &Lab) -> PathBuf {
 
 /// Loads every mutant of `lab`, sorted by file name.
 pub fn load(lab: &Lab) -> Result<Vec<Mutant>, Error> {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir(lab))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    paths.sort();
+    let paths = lab.mutant_files()?;
     let mut mutants = Vec::new();
     let mut problems = Vec::new();
     for path in paths {

@@ -3,13 +3,19 @@
 //! The harness only reports what happened; every comparison with a scenario's
 //! expectations happens here, in the grader's own process.
 
+pub mod limits;
+mod messages;
+mod timeline;
+
 use std::collections::BTreeMap;
 
 use grader_protocol::{Event, PanicRecord, StepRecord, StuckRecord};
 
-use crate::report::{Failure, ScenarioResult, Status, TimelineEntry};
-use crate::run::runner::{Ending, Run};
+use crate::report::{Failure, ScenarioResult, Status};
+use crate::run::runner::Run;
 use crate::scenario::Scenario;
+use messages::{crash_message, missing_step, panic_message};
+use timeline::{timeline, trim_backtrace};
 
 pub use grader_lab::{clock, duration};
 
@@ -31,6 +37,16 @@ pub fn judge(
     shown: &dyn Fn(&str) -> String,
     timeout_ms: u64,
 ) -> ScenarioResult {
+    if let Some(why) = unreadable(scenario, run) {
+        return ScenarioResult {
+            status: Status::Error,
+            score: 0,
+            message: format!(
+                "the results of this scenario's process cannot be read: {why}; the grader read nothing else from it"
+            ),
+            ..passed(scenario)
+        };
+    }
     let mut records: BTreeMap<usize, &StepRecord> = BTreeMap::new();
     let mut begun: BTreeMap<usize, u64> = BTreeMap::new();
     let mut observing: Option<usize> = None;
@@ -52,20 +68,7 @@ pub fn judge(
             _ => {}
         }
     }
-    let mut result = ScenarioResult {
-        name: scenario.name.clone(),
-        title: scenario.title.clone(),
-        category: scenario.category.clone(),
-        status: Status::Passed,
-        score: scenario.points,
-        max_score: scenario.points,
-        message: "passed".to_owned(),
-        failure: None,
-        hint: None,
-        timeline: Vec::new(),
-        backtrace: None,
-        stopped_at: None,
-    };
+    let mut result = passed(scenario);
 
     // Walk the steps in order; the first problem decides the verdict.
     let mut verdict: Option<(Status, String, Option<Failure>)> = None;
@@ -164,263 +167,46 @@ pub fn judge(
     result
 }
 
-/// Why a step has no record: stuck requests, a timeout, or a crash.
-fn missing_step(
-    scenario: &Scenario,
-    i: usize,
-    begun_at: Option<u64>,
-    stuck: Option<&StuckRecord>,
-    run: &Run,
-    timeout_ms: u64,
-    observing: bool,
-) -> (Status, String, Option<Failure>) {
-    let words = scenario.plugin.words();
-    let simultaneous = scenario
-        .steps
-        .get(i)
-        .is_some_and(|p| scenario.plugin.simultaneous(&p.step));
-    let at = begun_at.map(clock).unwrap_or_else(|| "?".into());
-    let action = describe(scenario, i);
-    if let Some(s) = stuck.filter(|s| s.step == i) {
-        let ids: Vec<String> = s.requests.iter().map(|id| format!("#{id}")).collect();
-        // Of simultaneous requests, which ones got stuck depends on thread timing: name
-        // how many instead, so the report is the same on every run.
-        let who = if simultaneous {
-            format!("{} of the {} requests", ids.len(), s.sent)
-        } else {
+/// A passing result of `scenario`, before anything is judged.
+fn passed(scenario: &Scenario) -> ScenarioResult {
+    ScenarioResult {
+        name: scenario.name.clone(),
+        title: scenario.title.clone(),
+        category: scenario.category.clone(),
+        status: Status::Passed,
+        score: scenario.points,
+        max_score: scenario.points,
+        message: "passed".to_owned(),
+        failure: None,
+        hint: None,
+        timeline: Vec::new(),
+        backtrace: None,
+        stopped_at: None,
+    }
+}
+
+/// Why the events of a run cannot be judged: the results file could not be read, or an
+/// event names a step the scenario does not have. The child process runs code under
+/// test, so nothing it wrote is trusted.
+fn unreadable(scenario: &Scenario, run: &Run) -> Option<String> {
+    if let Some(why) = &run.unreadable {
+        return Some(why.clone());
+    }
+    let steps = scenario.steps.len();
+    run.events.iter().find_map(|event| {
+        let step = match event {
+            Event::Begin { step, .. } | Event::Observing { step } => Some(*step),
+            Event::Step(r) => Some(r.step),
+            Event::Stuck(s) => Some(s.step),
+            Event::Panic(p) => p.step,
+            Event::Ready | Event::Finished => None,
+        }?;
+        (step >= steps).then(|| {
             format!(
-                "request{} {}",
-                if ids.len() == 1 { "" } else { "s" },
-                ids.join(", ")
+                "it reports step {}, but the scenario has {steps} step{}",
+                step.saturating_add(1),
+                if steps == 1 { "" } else { "s" }
             )
-        };
-        let observed = format!(
-            "{who} still inside {} after {} ms of real time: neither returned nor reached {}",
-            words.subject, s.waited_ms, s.target
-        );
-        let expected = words.stuck_expected.to_owned();
-        let message = format!(
-            "step {} at {at} ({action}): {observed}; {}",
-            i + 1,
-            words.stuck_cause
-        );
-        let failure = Failure {
-            step: i + 1,
-            at,
-            action,
-            expected,
-            observed,
-        };
-        return (Status::Failed, message, Some(failure));
-    }
-    let place = if observing {
-        format!(
-            "after step {} at {at} ({action}), in the grader's call to {}, which never returned",
-            i + 1,
-            words.observers
-        )
-    } else if begun_at.is_some() {
-        format!("during step {} at {at} ({action})", i + 1)
-    } else {
-        format!("before the first step, while building {}", words.subject)
-    };
-    match run.ending {
-        Ending::TimedOut => (
-            Status::Timeout,
-            format!(
-                "still running after {} of real time {place}: an endless loop, or a deadlock",
-                duration(timeout_ms)
-            ),
-            None,
-        ),
-        _ => (Status::Error, crash_message(run, &place, timeout_ms), None),
-    }
-}
-
-fn crash_message(run: &Run, place: &str, timeout_ms: u64) -> String {
-    let overflow = run.stderr.contains("overflowed its stack");
-    match &run.ending {
-        _ if overflow => {
-            format!("stack overflow {place}: a function that calls itself without end?")
-        }
-        Ending::Signaled(sig) => {
-            format!("the process was killed by signal {sig} {place} (an abort?)")
-        }
-        Ending::Exited(code) => format!("the process exited with status {code} {place}"),
-        Ending::TimedOut => format!(
-            "still running after {} of real time {place}",
-            duration(timeout_ms)
-        ),
-    }
-}
-
-fn panic_message(
-    p: &PanicRecord,
-    shown: &dyn Fn(&str) -> String,
-    at_ms: Option<u64>,
-    scenario: &Scenario,
-) -> String {
-    let location = p
-        .location
-        .as_deref()
-        .map(shown)
-        .unwrap_or_else(|| "an unknown place".to_owned());
-    // Request threads are named `request-N`; the harness's own thread observes the code
-    // under test after every step.
-    let words = scenario.plugin.words();
-    let simultaneous = p.step.is_some_and(|i| {
-        scenario
-            .steps
-            .get(i)
-            .is_some_and(|st| scenario.plugin.simultaneous(&st.step))
-    });
-    let who = match p.thread.strip_prefix("request-") {
-        // Which of several simultaneous requests panicked first is down to timing.
-        Some(_) if simultaneous => ", in one of the requests".to_owned(),
-        Some(id) => format!(", in request #{id}"),
-        None => format!(
-            ", while the grader read {}'s state ({})",
-            words.subject, words.observers
-        ),
-    };
-    let place = match p.step {
-        Some(s) => format!(
-            "step {} at {} ({}){who}",
-            s + 1,
-            at_ms.map(clock).unwrap_or_else(|| "?".into()),
-            describe(scenario, s)
-        ),
-        None => format!("while building {} ({})", words.subject, words.constructor),
-    };
-    if let Some(todo) = p.message.strip_prefix("not yet implemented") {
-        let todo = todo.trim_start_matches(':').trim();
-        let what = if todo.is_empty() {
-            String::new()
-        } else {
-            format!(": {todo}")
-        };
-        format!("{place}: hit todo!() at {location}{what}")
-    } else {
-        format!("{place}: panicked at {location}: {}", p.message)
-    }
-}
-
-/// Outcomes counted per word: `2x E905, 3x held`.
-fn counts(map: &BTreeMap<String, u32>) -> String {
-    if map.is_empty() {
-        return "nothing".to_owned();
-    }
-    map.iter()
-        .map(|(k, v)| format!("{v}x {k}"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// The steps that ran, as a timeline.
-fn timeline(
-    scenario: &Scenario,
-    records: &BTreeMap<usize, &StepRecord>,
-    begun: &BTreeMap<usize, u64>,
-    failed: Option<usize>,
-) -> Vec<TimelineEntry> {
-    let mut seen_transitions = 0;
-    let mut out = Vec::new();
-    for (i, placed) in scenario.steps.iter().enumerate() {
-        let Some(r) = records.get(&i) else {
-            if failed == Some(i) {
-                out.push(TimelineEntry {
-                    step: i + 1,
-                    at: begun.get(&i).map_or_else(|| "?".into(), |ms| clock(*ms)),
-                    action: describe(scenario, i),
-                    result: "did not finish".into(),
-                    targets: Vec::new(),
-                    transitions: Vec::new(),
-                    failed_here: true,
-                });
-            }
-            break;
-        };
-        let result = if r.requests.is_empty() {
-            String::new()
-        } else if scenario.plugin.simultaneous(&placed.step) {
-            // Which of several simultaneous requests got which answer depends on thread
-            // timing; how many got each does not. Counts keep reports identical run to run.
-            let mut tally: BTreeMap<String, u32> = BTreeMap::new();
-            for q in &r.requests {
-                *tally.entry(q.outcome.clone()).or_default() += 1;
-            }
-            counts(&tally)
-        } else {
-            r.requests
-                .iter()
-                .map(|q| format!("#{} {}", q.id, q.outcome))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let snapshot = scenario.plugin.snapshot(&r.observation).unwrap_or_default();
-        let all = snapshot.records;
-        let new = all
-            .get(seen_transitions..)
-            .map(<[String]>::to_vec)
-            .unwrap_or_default();
-        seen_transitions = all.len();
-        let targets = snapshot.targets;
-        out.push(TimelineEntry {
-            step: i + 1,
-            at: clock(r.at_ms),
-            action: scenario.plugin.describe(&placed.step),
-            result,
-            targets,
-            transitions: new,
-            failed_here: failed == Some(i),
-        });
-        if failed == Some(i) {
-            break;
-        }
-    }
-    out
-}
-
-/// A panic backtrace from the first frame of the code under test on, with the frames of
-/// the panic machinery and the harness left out and paths shown the way people know them.
-fn trim_backtrace(bt: &str, shown: &dyn Fn(&str) -> String) -> String {
-    let lines: Vec<&str> = bt.lines().collect();
-    let is_frame = |l: &str| {
-        let t = l.trim_start();
-        t.split_once(':')
-            .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
-    };
-    let machinery = |l: &str| {
-        [
-            "std::",
-            "core::",
-            "__rust",
-            "grader_harness::events",
-            "rust_begin_unwind",
-            "<alloc::",
-            "alloc::",
-        ]
-        .iter()
-        .any(|m| l.contains(m))
-    };
-    let start = lines
-        .iter()
-        .position(|l| is_frame(l) && !machinery(l))
-        .unwrap_or(0);
-    lines[start..]
-        .iter()
-        .map(|l| match l.trim_start().strip_prefix("at ") {
-            Some(path) => {
-                let indent = &l[..l.len() - l.trim_start().len()];
-                let (file, rest) = path.split_once(':').unwrap_or((path, ""));
-                if rest.is_empty() {
-                    format!("{indent}at {}", shown(file))
-                } else {
-                    format!("{indent}at {}:{rest}", shown(file))
-                }
-            }
-            None => (*l).to_owned(),
         })
-        .collect::<Vec<_>>()
-        .join("\n")
+    })
 }

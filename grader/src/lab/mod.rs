@@ -1,6 +1,7 @@
 //! A lab: its manifest (`labs/<name>/lab.json`), where its pieces live in the kit, and
 //! the plug-ins that know each lab ([`Registry`]).
 
+pub mod files;
 pub mod kit;
 
 use std::path::{Path, PathBuf};
@@ -235,15 +236,24 @@ impl Lab {
     }
 }
 
-/// The names of the labs in a kit, sorted.
+/// The names of the labs in a kit (the folders of `labs/` that hold a `lab.json`),
+/// sorted; none when `labs/` cannot be read. For suggestions in messages: commands that
+/// go through every lab use [`lab_names`].
 pub fn available_labs(kit: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(kit.join("labs"))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter(|e| e.path().join("lab.json").is_file())
-        .filter_map(|e| e.file_name().into_string().ok())
-        .collect();
+    lab_names(kit).unwrap_or_default()
+}
+
+/// The names of the labs in a kit, sorted; `labs/` that cannot be read is an error.
+pub fn lab_names(kit: &Path) -> Result<Vec<String>, Error> {
+    let dir = kit.join("labs");
+    let entries = std::fs::read_dir(&dir).map_err(|e| Error::io("read the folder", &dir, e))?;
+    let mut names = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io("read the folder", &dir, e))?;
+        if entry.path().join("lab.json").is_file() {
+            names.push(entry.file_name().to_string_lossy().into_owned());
+        }
+    }
     names.sort();
-    names
+    Ok(names)
 }

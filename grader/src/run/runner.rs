@@ -51,6 +51,8 @@ pub struct Limits {
 pub struct Run {
     /// Every event the harness wrote, in order.
     pub events: Vec<Event>,
+    /// Why the results file could not be read, if it could not; then `events` is empty.
+    pub unreadable: Option<String>,
     /// How the process ended.
     pub ending: Ending,
     /// The start of what the code under test printed on standard error.
@@ -130,13 +132,13 @@ pub fn run(
     };
     let _ = stdout.map(JoinHandle::join);
     let stderr = stderr.and_then(|h| h.join().ok()).unwrap_or_default();
-    let text = std::fs::read_to_string(&results).unwrap_or_default();
-    let events = text
-        .lines()
-        .filter_map(|line| serde_json::from_str(line).ok())
-        .collect();
+    let (events, unreadable) = match super::results::read(&results) {
+        Ok(events) => (events, None),
+        Err(why) => (Vec::new(), Some(why)),
+    };
     Ok(Run {
         events,
+        unreadable,
         ending,
         stderr,
     })

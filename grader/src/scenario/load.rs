@@ -161,19 +161,6 @@ pub fn key_pos(text: &str, start: usize, end: usize, key: &str) -> Pos {
     Pos::of_offset(text, found)
 }
 
-/// Reads every `*.json` in `dir`, sorted by file name.
-pub fn load_dir(lab: &Lab, dir: &Path) -> Result<Vec<Scenario>, Vec<Diagnostic>> {
-    let mut paths: Vec<_> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    paths.sort();
-    load_files(lab, &paths)
-}
-
 /// Reads the given scenario files, collecting every problem of every file.
 pub fn load_files(
     lab: &Lab,

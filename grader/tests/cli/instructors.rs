@@ -160,14 +160,16 @@ fn err(o: &Output) -> String {
 fn shipped_counts() -> grader::instructor::validation::Counts {
     let lab = grader::lab::Lab::load(&grader::labs::registered(), &crate::util::kit(), "lab4")
         .expect("lab4 loads");
-    grader::instructor::validation::lab(&lab).counts
+    grader::instructor::validation::lab(&lab)
+        .expect("lab4 is readable")
+        .counts
 }
 
 /// The points of the shipped lab 4's hidden scenarios.
 fn hidden_points() -> u32 {
     let lab = grader::lab::Lab::load(&grader::labs::registered(), &crate::util::kit(), "lab4")
         .expect("lab4 loads");
-    let hidden = grader::instructor::validation::json_files(&lab.hidden_dir());
+    let hidden = lab.scenario_files().expect("lab4 is readable").hidden;
     grader::instructor::validation::load_scenarios(&lab, &hidden)
         .scenarios
         .iter()

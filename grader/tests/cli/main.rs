@@ -11,6 +11,7 @@ mod errors;
 mod failures;
 mod formats;
 mod instructors;
+mod kit_faults;
 mod release;
 mod robustness;
 mod student;

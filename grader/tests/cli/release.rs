@@ -79,7 +79,7 @@ fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
         grader::lab::Lab::load(&grader::labs::registered(), &kit(), "lab4").expect("lab4 loads");
     let hidden = grader::instructor::validation::load_scenarios(
         &lab,
-        &grader::instructor::validation::json_files(&lab.hidden_dir()),
+        &lab.scenario_files().expect("lab4 is readable").hidden,
     )
     .scenarios;
     let hidden_points: u32 = hidden.iter().map(|s| s.points).sum();
@@ -260,7 +260,7 @@ fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
         .iter()
         .filter_map(|m| m.as_str())
         .collect();
-    let kit_members = grader::instructor::release::workspace_members(
+    let kit_members = grader::instructor::cargo_files::workspace_members(
         &std::fs::read_to_string(kit().join("Cargo.toml")).expect("read"),
     );
     assert_eq!(members.len(), kit_members.len() - 1, "{members:?}");

@@ -92,3 +92,25 @@ fn watch_grades_again_when_a_file_is_saved() {
         "{text}"
     );
 }
+
+#[test]
+fn list_without_a_lab_lists_the_labs() {
+    let output = grader()
+        .args(["list"])
+        .assert()
+        .code(0)
+        .get_output()
+        .clone();
+    let text = stdout(&output);
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("lab4 "))
+        .unwrap_or_else(|| panic!("no row for lab4:\n{text}"));
+    let words: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(
+        words[1..5].join(" "),
+        "Circuit breaker and bulkhead",
+        "{row}"
+    );
+    assert_eq!(words[words.len() - 1], "147", "{row}");
+}
