@@ -3,7 +3,7 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
-use crate::util::{grader, kit, scratch_kit, stdout};
+use crate::util::{grader, kit, stdout};
 
 #[test]
 fn list_shows_every_scenario_with_category_points_and_visibility() {
@@ -32,25 +32,38 @@ fn explain_says_what_a_scenario_does_in_words() {
 /// second report shows the new total and what changed.
 #[test]
 fn watch_grades_again_when_a_file_is_saved() {
-    let scratch = scratch_kit(&[
-        "Cargo.toml",
-        "Cargo.lock",
-        "crates",
-        "fixtures",
-        "grader/harness",
-        "grader/lab",
-        "grader/protocol",
-        "solutions",
-        "labs/lab4/lab.json",
-        "labs/lab4/scenarios",
-        "labs/lab4/harness",
-    ]);
-    let work = tempfile::tempdir().expect("a work folder");
+    // A kit and work folder at the same place every run, so its builds are reused.
+    let root = crate::util::test_dir("watch");
+    let scratch = root.join("kit");
+    crate::util::copy_kit_paths(
+        &scratch,
+        &[
+            "Cargo.toml",
+            "Cargo.lock",
+            "crates",
+            "fixtures",
+            "grader/harness",
+            "grader/lab",
+            "grader/protocol",
+            "solutions",
+            "labs/lab4/lab.json",
+            "labs/lab4/scenarios",
+            "labs/lab4/harness",
+        ],
+    );
+    let work = root.join("cache/work");
+    // The test saves other files into the student crate: the skeleton's must be newer
+    // than that build, or cargo would take the cached one for them.
+    for file in ["breaker.rs", "bulkhead.rs", "relay.rs"] {
+        let path = scratch.join("crates/relay_base/src").join(file);
+        let text = std::fs::read(&path).expect("read a skeleton file");
+        std::fs::write(&path, text).expect("write it again, with a new time");
+    }
     let mut child = Command::new(env!("CARGO_BIN_EXE_grader"))
         .args(["watch", "lab4", "--max-runs", "2"])
-        .current_dir(scratch.path())
+        .current_dir(&scratch)
         .env("NO_COLOR", "1")
-        .env("GRADER_WORK_DIR", work.path())
+        .env("GRADER_WORK_DIR", &work)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -74,7 +87,7 @@ fn watch_grades_again_when_a_file_is_saved() {
     for file in ["breaker.rs", "bulkhead.rs", "relay.rs"] {
         std::fs::copy(
             kit().join("solutions/lab4/src").join(file),
-            scratch.path().join("crates/relay_base/src").join(file),
+            scratch.join("crates/relay_base/src").join(file),
         )
         .expect("save a file");
     }
