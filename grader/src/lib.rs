@@ -32,17 +32,12 @@ pub use error::Error;
 
 /// Runs one command line; machine output goes to `out`, progress and errors to `err`.
 pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> ExitCode {
-    set_colour(cli.color);
-    run_with(labs::registered(), cli, out, err)
+    ExitCode::from(run_with(labs::registered(), cli, out, err))
 }
 
-/// [`run`] with the lab plug-ins in `labs` instead of the registered ones.
-pub fn run_with(
-    labs: lab::Registry,
-    cli: Cli,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> ExitCode {
+/// [`run`] with the lab plug-ins in `labs` instead of the registered ones; returns the
+/// exit status (see [`exit`]).
+pub fn run_with(labs: lab::Registry, cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
     set_colour(cli.color);
     let mut ctx = commands::Ctx {
         labs,
@@ -61,14 +56,14 @@ pub fn run_with(
         Command::Release(args) => commands::release::exec(&mut ctx, args),
     };
     match result {
-        Ok(code) => ExitCode::from(code),
+        Ok(code) => code,
         Err(e) => {
             let _ = writeln!(
                 ctx.err,
                 "{} {e}",
                 colored::Colorize::bold(colored::Colorize::red("error:"))
             );
-            ExitCode::from(e.exit_code())
+            e.exit_code()
         }
     }
 }

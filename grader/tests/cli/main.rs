@@ -14,6 +14,7 @@ mod instructors;
 mod kit_faults;
 mod release;
 mod robustness;
+mod second_lab;
 mod student;
 mod submission;
 mod subs;
