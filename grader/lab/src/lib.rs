@@ -145,8 +145,8 @@ pub struct Words {
 /// workspace of its own.
 #[derive(Clone, Debug)]
 pub struct Harness {
-    /// The program that runs scenarios, relative to the kit: its `main.rs` is compiled
-    /// once per crate under test.
+    /// The program that runs scenarios, relative to the harness crate that `lab.json`
+    /// names (`main/src/main.rs`): compiled once per crate under test.
     pub program: &'static str,
     /// The crate name under which the program uses the code under test (`relay_base`).
     pub code_under_test: &'static str,

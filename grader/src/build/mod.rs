@@ -106,7 +106,7 @@ pub(crate) fn harness_package(lab: &Lab, bin: &str, subject: &Subject) -> String
          [[bin]]\nname = \"{bin}\"\npath = {main}\n\n\
          [dependencies]\n\
          {code} = {{ path = {subject}, package = \"{package}\" }}\n",
-        main = toml_path(&kit.join(harness.program)),
+        main = toml_path(&kit.join(&lab.manifest.harness).join(harness.program)),
         code = harness.code_under_test,
         subject = toml_path(&subject.crate_dir),
         package = subject.package,

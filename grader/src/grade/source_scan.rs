@@ -1,6 +1,6 @@
 //! Reading the graded files for rule breaks that no scenario can see reliably.
 //!
-//! A breaker that reads the real clock passes a fake-clock scenario only by luck (or
+//! Code that reads the real clock passes a fake-clock scenario only by luck (or
 //! fails it for reasons a student cannot see), so the report names the exact line.
 
 use std::path::Path;

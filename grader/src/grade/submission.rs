@@ -59,7 +59,7 @@ fn declared_files(lab: &Lab) -> Result<Vec<String>, Error> {
                     &crate::lab::kit::shown_path(&lab.kit, &lab.dir.join("lab.json")),
                     format!("student_files: `{f}` is not a plain path inside the crate's src/"),
                 )
-                .help("list files relative to the student crate, such as src/breaker.rs"),
+                .help("list files relative to the student crate, such as src/lib.rs"),
             ]));
         }
         out.push(f.clone());

@@ -290,6 +290,20 @@ fn manifest_problems(lab: &Lab) -> Vec<Diagnostic> {
             )),
         }
     }
+    let program = lab.kit.join(&m.harness).join(lab.plugin.harness().program);
+    if !program.is_file() {
+        problems.push(
+            Diagnostic::at(
+                &shown,
+                key_pos(&text, 0, text.len(), "harness"),
+                format!(
+                    "there is no harness program {}",
+                    crate::lab::kit::shown_path(&lab.kit, &program).display()
+                ),
+            )
+            .help("`harness` names the lab's harness crate, relative to the kit"),
+        );
+    }
     for (key, empty) in [
         ("categories", m.categories.is_empty()),
         ("targets", m.targets.is_empty()),

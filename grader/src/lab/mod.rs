@@ -37,7 +37,8 @@ pub struct LabManifest {
     pub solution_crate: String,
     /// The package name in the solution's `Cargo.toml`.
     pub solution_package: String,
-    /// The harness crate whose `src/main.rs` runs scenarios, relative to the kit root.
+    /// The lab's harness crate, relative to the kit root; its plug-in names the program in
+    /// it that runs scenarios (`main/src/main.rs`).
     pub harness: String,
     /// The sum of the points of every scenario (visible and hidden).
     pub total_points: u32,
@@ -90,7 +91,7 @@ impl TryFrom<Map<String, Value>> for TargetDefaults {
 pub struct Limits {
     /// Wall-clock milliseconds one scenario's process may run before it is killed.
     pub timeout_ms: u64,
-    /// Wall-clock milliseconds a request may stay inside the relay, neither returned nor
+    /// Wall-clock milliseconds a request may stay inside the code under test, neither returned nor
     /// held by a target, before it is reported stuck.
     pub stuck_after_ms: u64,
     /// CPU seconds (all threads together) one scenario's process may use; none if absent.

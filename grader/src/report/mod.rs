@@ -22,7 +22,7 @@ pub const SCHEMA_VERSION: u32 = 1;
 pub enum Status {
     /// Every expectation held.
     Passed,
-    /// An expectation did not hold, or requests got stuck in the relay.
+    /// An expectation did not hold, or requests got stuck in the code under test.
     Failed,
     /// The code under test panicked, crashed, or did not compile.
     Error,

@@ -13,7 +13,7 @@ use crate::scenario::Scenario;
 pub struct RunOptions {
     /// Wall-clock limit per scenario, in milliseconds.
     pub timeout_ms: u64,
-    /// Wall-clock limit for a request stuck inside the relay, in milliseconds.
+    /// Wall-clock limit for a request stuck inside the code under test, in milliseconds.
     pub stuck_after_ms: u64,
     /// Scenarios run at once.
     pub jobs: usize,

@@ -85,7 +85,7 @@ impl Plugin for Echo {
 
     fn harness(&self) -> Harness {
         Harness {
-            program: "echo_harness/main/src/main.rs",
+            program: "main/src/main.rs",
             code_under_test: "echo_base",
             dependencies: &[("echo_harness", "echo_harness")],
             subject_dependencies: &[],

@@ -43,7 +43,7 @@ impl Plugin for Lab4 {
 
     fn harness(&self) -> Harness {
         Harness {
-            program: "labs/lab4/harness/main/src/main.rs",
+            program: "main/src/main.rs",
             code_under_test: "relay_base",
             dependencies: &[
                 ("relay_kit", "crates/relay_kit"),
