@@ -1,6 +1,6 @@
 //! Collecting the problems a plug-in finds in a scenario's steps.
 
-use crate::words::did_you_mean;
+use crate::words::unknown_word;
 
 /// A problem in one step, placed by the core at `key` inside that step's text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,15 +63,13 @@ impl<'a> Checker<'a> {
         allowed: &[&str],
         what: &str,
     ) -> bool {
-        if allowed.contains(&word) {
-            return true;
+        match unknown_word(word, allowed, what) {
+            None => true,
+            Some((message, help)) => {
+                self.problem(step, key, message, Some(help));
+                false
+            }
         }
-        let help = match did_you_mean(word, allowed.iter().copied()) {
-            Some(close) => format!("did you mean `{close}`?"),
-            None => format!("use one of: {}", allowed.join(", ")),
-        };
-        self.problem(step, key, format!("unknown {what} `{word}`"), Some(help));
-        false
     }
 
     /// Checks that `name` is one of the lab's targets.

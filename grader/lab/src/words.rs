@@ -16,6 +16,30 @@ pub fn duration(ms: u64) -> String {
     }
 }
 
+/// When `word` is not one of `allowed`: the problem (`unknown {what} `word``) and what to
+/// do (the closest word, or the list). `what` names the kind of word: "target", "state".
+pub fn unknown_word(word: &str, allowed: &[&str], what: &str) -> Option<(String, String)> {
+    if allowed.contains(&word) {
+        return None;
+    }
+    let help = match did_you_mean(word, allowed.iter().copied()) {
+        Some(close) => format!("did you mean `{close}`?"),
+        None => format!("use one of: {}", allowed.join(", ")),
+    };
+    Some((format!("unknown {what} `{word}`"), help))
+}
+
+/// Outcomes counted per word, in word order: `2x E905, 3x held`; `nothing` when empty.
+pub fn counts(map: &std::collections::BTreeMap<String, u32>) -> String {
+    if map.is_empty() {
+        return "nothing".to_owned();
+    }
+    map.iter()
+        .map(|(k, v)| format!("{v}x {k}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The closest of `candidates` to `word`, if it is close enough to be a likely typo.
 pub fn did_you_mean<'a>(
     word: &str,

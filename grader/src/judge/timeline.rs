@@ -3,23 +3,12 @@
 
 use std::collections::BTreeMap;
 
-use grader_lab::clock;
+use grader_lab::{clock, counts};
 use grader_protocol::StepRecord;
 
 use super::describe;
 use crate::report::TimelineEntry;
 use crate::scenario::Scenario;
-
-/// Outcomes counted per word: `2x E905, 3x held`.
-pub(super) fn counts(map: &BTreeMap<String, u32>) -> String {
-    if map.is_empty() {
-        return "nothing".to_owned();
-    }
-    map.iter()
-        .map(|(k, v)| format!("{v}x {k}"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
 
 /// The steps that ran, as a timeline.
 pub(super) fn timeline(

@@ -7,12 +7,12 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use grader_lab::Checker;
+use grader_lab::{Checker, unknown_word};
 use serde_json::value::RawValue;
 
 use super::Scenario;
 use super::model::Visibility;
-use crate::diagnostic::{Diagnostic, did_you_mean};
+use crate::diagnostic::Diagnostic;
 use crate::lab::Lab;
 use crate::scenario::load::key_pos;
 
@@ -53,21 +53,13 @@ impl Envelope<'_> {
         allowed: &[&str],
         what: &str,
     ) -> bool {
-        if allowed.contains(&word) {
-            return true;
+        match unknown_word(word, allowed, what) {
+            None => true,
+            Some((message, help)) => {
+                self.problem(span.0, span.1, key, message, Some(help));
+                false
+            }
         }
-        let help = match did_you_mean(word, allowed.iter().copied()) {
-            Some(close) => format!("did you mean `{close}`?"),
-            None => format!("use one of: {}", allowed.join(", ")),
-        };
-        self.problem(
-            span.0,
-            span.1,
-            key,
-            format!("unknown {what} `{word}`"),
-            Some(help),
-        );
-        false
     }
 }
 

@@ -32,6 +32,27 @@ fn run(kit: &Path, root: &Path, args: &[&str]) -> Output {
         .expect("run the grader")
 }
 
+/// `grader grade lab4 SUBMISSIONS` in `kit`, results in `root/results`: the run and the
+/// gradebook.
+fn grade_folder(kit: &Path, root: &Path, submissions: &Path) -> (Output, serde_json::Value) {
+    let results = root.join("results");
+    let o = run(
+        kit,
+        root,
+        &[
+            "grade",
+            "lab4",
+            &submissions.display().to_string(),
+            "--results-dir",
+            &results.display().to_string(),
+        ],
+    );
+    let text = std::fs::read_to_string(results.join("gradebook.json"))
+        .unwrap_or_else(|e| panic!("no gradebook ({e}):\n{}", transcript(&o)));
+    let book = serde_json::from_str(&text).expect("the gradebook is JSON");
+    (o, book)
+}
+
 /// A type error in the kit's harness program is the kit's fault in `check`,
 /// `--submission` and `grade` alike: exit 3, "the kit itself is broken", never "the
 /// grader cannot call your code". Then, in the same kit, a lab whose published scenarios
@@ -82,23 +103,8 @@ fn a_broken_harness_program_and_a_lab_without_scenarios_are_the_kits_fault() {
         ],
     ));
 
-    let results = root.join("results");
-    let o = run(
-        &kit,
-        &root,
-        &[
-            "grade",
-            "lab4",
-            &submissions.display().to_string(),
-            "--results-dir",
-            &results.display().to_string(),
-        ],
-    );
+    let (o, book) = grade_folder(&kit, &root, &submissions);
     assert_eq!(o.status.code(), Some(3), "{}", transcript(&o));
-    let book: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(results.join("gradebook.json")).expect("a gradebook"),
-    )
-    .expect("the gradebook is JSON");
     let row = &book["submissions"][0];
     assert_eq!(row["status"], "error", "{book:#}");
     assert!(
@@ -158,13 +164,14 @@ fn every_command_refuses_a_lab_whose_scenario_folders_are_missing_or_unreadable(
     expect_broken("labs/lab4/scenarios: the folder of published scenarios is missing");
 }
 
-/// A submission that appends a forged panic record naming a step the scenario does not
-/// have to its scenario's results file, and then panics where the harness catches it
-/// (so the run ends without its last event), gets an error for that scenario; the grader
-/// itself used to panic on it. `check` reports it, and `grade` writes its gradebook. The
-/// kit's one scenario has one step, where that used to crash the grader.
+/// Submissions that write into their scenario's results file: a forged panic record
+/// naming a step the scenario does not have (then a panic the harness catches, so the
+/// run ends without its last event: the grader used to panic on that), a line that is no
+/// event (it used to be dropped silently), a line of 2 MB. Each gets an error for that
+/// scenario; `check` reports it, and `grade` writes its gradebook. The kit's one
+/// scenario has one step.
 #[test]
-fn a_results_line_naming_a_step_out_of_range_is_an_error_not_a_crash() {
+fn what_a_scenario_process_writes_is_an_error_for_that_scenario_never_a_crash() {
     let root = test_dir("forged-events");
     let kit = root.join("kit");
     copy_kit_paths(&kit, KIT_PATHS);
@@ -196,45 +203,58 @@ fn a_results_line_naming_a_step_out_of_range_is_an_error_not_a_crash() {
         "        panic!(\"no records today\");",
     );
     let submissions = root.join("submissions");
-    let mallory = submissions.join("mallory");
-    subs::write(&mallory, Layout::Crate, &files);
-    let mallory = mallory.display().to_string();
-    let o = run(
-        &kit,
-        &root,
-        &[
-            "check",
-            "lab4",
-            "--format",
-            "json",
-            "--submission",
-            &mallory,
-        ],
-    );
-    assert_eq!(o.status.code(), Some(1), "{}", transcript(&o));
-    let report = subs::json(&o);
-    assert_eq!(report["scenarios"][0]["status"], "error", "{report:#}");
-    let message = report["scenarios"][0]["message"]
-        .as_str()
-        .expect("a message");
-    assert!(
-        message.contains("it reports step 100, but the scenario has 1 step"),
-        "{message}"
-    );
+    let mut expected = vec![(
+        "mallory",
+        "it reports step 100, but the scenario has 1 step".to_owned(),
+    )];
+    subs::write(&submissions.join("mallory"), Layout::Crate, &files);
+    // Garbage, and a line longer than any event, written by the code under test.
+    for (name, line, error) in [
+        (
+            "trudy",
+            "String::from(\"this is not an event\\n\")",
+            "line 2 of the results is not an event",
+        ),
+        (
+            "victor",
+            "format!(\"\\\"{}\\\"\\n\", \"x\".repeat(2 << 20))",
+            "bytes long, more than the 1024 kB",
+        ),
+    ] {
+        let mut files = subs::reference_files();
+        subs::inject(
+            &mut files,
+            "src/relay.rs",
+            "pub fn new(",
+            &format!(
+                "        {{\n            use std::io::Write;\n            let line: String = {line};\n            if let Ok(mut f) = std::fs::OpenOptions::new().append(true).open(\"events.jsonl\") {{\n                let _ = f.write_all(line.as_bytes());\n            }}\n        }}"
+            ),
+        );
+        subs::write(&submissions.join(name), Layout::Crate, &files);
+        expected.push((name, error.to_owned()));
+    }
+    for (name, error) in &expected {
+        let dir = submissions.join(name).display().to_string();
+        let o = run(
+            &kit,
+            &root,
+            &["check", "lab4", "--format", "json", "--submission", &dir],
+        );
+        assert_eq!(o.status.code(), Some(1), "{name}: {}", transcript(&o));
+        let report = subs::json(&o);
+        assert_eq!(report["scenarios"][0]["status"], "error", "{report:#}");
+        let message = report["scenarios"][0]["message"]
+            .as_str()
+            .expect("a message");
+        assert!(message.contains(error), "{name}: {message}");
+    }
 
-    let results = root.join("results");
-    let o = run(
-        &kit,
-        &root,
-        &[
-            "grade",
-            "lab4",
-            &submissions.display().to_string(),
-            "--results-dir",
-            &results.display().to_string(),
-        ],
-    );
+    let (o, book) = grade_folder(&kit, &root, &submissions);
     assert_eq!(o.status.code(), Some(0), "{}", transcript(&o));
-    let book = std::fs::read_to_string(results.join("gradebook.json")).expect("a gradebook");
-    assert!(book.contains("\"status\": \"graded\""), "{book}");
+    let rows = book["submissions"].as_array().expect("rows");
+    assert_eq!(rows.len(), 3, "{book:#}");
+    for row in rows {
+        assert_eq!(row["status"], "graded", "{book:#}");
+        assert_eq!(row["score"], 0, "{book:#}");
+    }
 }

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use grader_lab::{Difference, Snapshot, StepRecord};
+use grader_lab::{Difference, Snapshot, StepRecord, counts};
 use lab4_harness::wire::Observation;
 
 use crate::steps::Step;
@@ -125,16 +125,6 @@ fn list(codes: &[String]) -> String {
     } else {
         codes.join(", ")
     }
-}
-
-fn counts(map: &BTreeMap<String, u32>) -> String {
-    if map.is_empty() {
-        return "nothing".to_owned();
-    }
-    map.iter()
-        .map(|(k, v)| format!("{v}x {k}"))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 fn records(lines: &[String]) -> String {
