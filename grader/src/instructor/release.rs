@@ -406,14 +406,24 @@ fn put(path: &Path, text: &str) -> Result<(), Error> {
     std::fs::write(path, text).map_err(|e| Error::io("write", path, e))
 }
 
-/// Copies a file, or a folder without `target/`, `.git/` and other dot-entries; returns
-/// the number of files written.
+/// Copies a file, or a folder without `target/`, `.git/` and other dot-entries, with the
+/// files' modification times; returns the number of files written.
 fn copy_tree(from: &Path, to: &Path) -> Result<usize, Error> {
     if from.is_file() {
         if let Some(parent) = to.parent() {
             std::fs::create_dir_all(parent).map_err(|e| Error::io("create", parent, e))?;
         }
         std::fs::copy(from, to).map_err(|e| Error::io("copy", from, e))?;
+        // The edition's files keep the kit's times: a build of an earlier edition in the
+        // same place is reused instead of starting again.
+        let modified = std::fs::metadata(from)
+            .and_then(|m| m.modified())
+            .map_err(|e| Error::io("read the time of", from, e))?;
+        std::fs::File::options()
+            .write(true)
+            .open(to)
+            .and_then(|f| f.set_modified(modified))
+            .map_err(|e| Error::io("set the time of", to, e))?;
         return Ok(1);
     }
     std::fs::create_dir_all(to).map_err(|e| Error::io("create", to, e))?;
