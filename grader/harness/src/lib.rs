@@ -6,10 +6,11 @@
 //! part of that program: reading the plan, writing events (panics included), and the loop
 //! that carries out the actions and records each step. A lab's harness supplies a
 //! [`Driver`]: how to build the code under test, carry out the lab's actions and observe
-//! the result. A panic, a deadlock, an endless loop or an abort costs one scenario, never
+//! the result; [`Requests`] runs the requests its actions send, each on a thread. A panic, a deadlock, an endless loop or an abort costs one scenario, never
 //! the grader.
 
 mod events;
+pub mod requests;
 
 use std::any::Any;
 use std::io::Read;
@@ -20,6 +21,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 pub use events::emit;
+pub use requests::{Notifier, Requests};
 
 /// Exit status: every action ran.
 const FINISHED: i32 = 0;

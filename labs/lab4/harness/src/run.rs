@@ -2,58 +2,37 @@
 
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::{Arc, Barrier, Mutex, PoisonError};
+use std::sync::{Arc, Barrier};
 use std::time::Duration;
 
 use fixture_targets::{Activity, Behaviour, ScriptedTarget};
-use grader_harness::{Driver, Failure};
-use grader_protocol::{Plan, RequestOutcome, StuckRecord};
+use grader_harness::{Driver, Failure, Notifier, Requests};
+use grader_protocol::{Plan, RequestOutcome};
 use relay_kit::{BreakerConfig, Clock, Code, FakeClock, Request, Target, TargetConfig};
 
 use crate::wire::{Action, Observation, Settings, TargetSnapshot};
 use crate::{BuildRelay, RelayUnderTest};
 
-/// How one request thread ended, once it has.
-#[derive(Clone, Copy)]
-enum Ended {
-    Returned(Code),
-    Panicked,
-}
+/// The fixtures' change counter, as the requests' notifier: one wait sees a request
+/// return and a call held by a target.
+struct Wake(Activity);
 
-/// A request sent during the run, and where its result will appear.
-struct Sent {
-    id: u64,
-    result: Arc<Mutex<Option<Ended>>>,
-}
+impl Notifier for Wake {
+    fn bump(&self) {
+        self.0.bump();
+    }
 
-/// Sets a request's result even if the relay panics, and announces it.
-struct Finish {
-    result: Arc<Mutex<Option<Ended>>>,
-    activity: Activity,
-}
-
-impl Drop for Finish {
-    fn drop(&mut self) {
-        let mut slot = self.result.lock().unwrap_or_else(PoisonError::into_inner);
-        if slot.is_none() {
-            *slot = Some(Ended::Panicked);
-        }
-        drop(slot);
-        self.activity.bump();
+    fn wait_for(&self, limit: Duration, done: &mut dyn FnMut() -> bool) -> bool {
+        self.0.wait_for(limit, done)
     }
 }
 
 /// Lab 4's world: the fake clock, the scripted targets and the relay under test.
 pub struct World {
     clock: FakeClock,
-    activity: Activity,
     targets: Vec<Arc<ScriptedTarget>>,
     relay: Arc<dyn RelayUnderTest>,
-    sent: Vec<Sent>,
-    next_id: u64,
-    stuck_after: Duration,
-    stuck_after_ms: u64,
-    panicked: Arc<Mutex<bool>>,
+    requests: Requests,
 }
 
 impl World {
@@ -87,14 +66,9 @@ impl World {
         let relay = Arc::from(build(shared_clock, wiring));
         World {
             clock,
-            activity,
             targets,
             relay,
-            sent: Vec::new(),
-            next_id: 1,
-            stuck_after: Duration::from_millis(plan.stuck_after_ms),
-            stuck_after_ms: plan.stuck_after_ms,
-            panicked: Arc::new(Mutex::new(false)),
+            requests: Requests::new(Arc::new(Wake(activity)), plan.stuck_after_ms),
         }
     }
 }
@@ -113,16 +87,7 @@ impl Driver for World {
     }
 
     fn outcomes(&self, ids: &[u64]) -> Vec<RequestOutcome> {
-        ids.iter()
-            .map(|&id| RequestOutcome {
-                id,
-                outcome: match self.ended(id) {
-                    Some(Ended::Returned(code)) => code.as_str().to_owned(),
-                    Some(Ended::Panicked) => "panicked".to_owned(),
-                    None => "held".to_owned(),
-                },
-            })
-            .collect()
+        self.requests.outcomes(ids, "held")
     }
 
     fn observe(&self) -> Observation {
@@ -130,7 +95,7 @@ impl Driver for World {
     }
 
     fn panicked(&self) -> bool {
-        *self.panicked.lock().unwrap_or_else(PoisonError::into_inner)
+        self.requests.panicked()
     }
 }
 
@@ -164,7 +129,7 @@ impl World {
                 // Every request thread waits at the gate until all of them are ready, then
                 // they call the relay at the same instant: as much contention as threads
                 // can make, so a race between "may I go?" and "I am going" shows up.
-                let gate = Arc::new(Barrier::new(*count as usize + 1));
+                let gate = Requests::gate(*count as usize);
                 let ids = (0..*count)
                     .map(|_| self.spawn(target, Some(gate.clone())))
                     .collect::<Result<Vec<_>, _>>()?;
@@ -200,64 +165,19 @@ impl World {
             .ok_or_else(|| Failure::BadPlan(format!("no target named {name}")))
     }
 
-    /// Starts one request on its own thread; with a `gate`, the request waits there until
-    /// every request of its batch has started.
+    /// Starts one request to `target` on its own thread; with a `gate`, the request waits
+    /// there until every request of its batch has started.
     fn spawn(&mut self, target: &str, gate: Option<Arc<Barrier>>) -> Result<u64, Failure> {
-        let id = self.next_id;
-        self.next_id += 1;
-        let result = Arc::new(Mutex::new(None));
-        let finish = Finish {
-            result: result.clone(),
-            activity: self.activity.clone(),
-        };
         let relay = self.relay.clone();
-        let panicked = self.panicked.clone();
-        let request = Request::new(id, target);
-        std::thread::Builder::new()
-            .name(format!("request-{id}"))
-            .spawn(move || {
-                let finish = finish;
-                if let Some(gate) = gate {
-                    gate.wait();
-                }
-                let code = catch_unwind(AssertUnwindSafe(|| relay.handle(&request)));
-                let ended = match code {
-                    Ok(code) => Ended::Returned(code),
-                    Err(_) => {
-                        *panicked.lock().unwrap_or_else(PoisonError::into_inner) = true;
-                        Ended::Panicked
-                    }
-                };
-                *finish.result.lock().unwrap_or_else(PoisonError::into_inner) = Some(ended);
-            })
-            .map_err(|e| Failure::BadPlan(format!("cannot start a request thread: {e}")))?;
-        self.sent.push(Sent { id, result });
-        Ok(id)
+        let target = target.to_owned();
+        self.requests.spawn(gate, move |id| {
+            relay.handle(&Request::new(id, target)).as_str().to_owned()
+        })
     }
 
     /// Waits until each of `ids` has returned or is held by a target.
     fn settle(&self, ids: &[u64], target: &str) -> Result<(), Failure> {
-        let settled = |id: u64| self.ended(id).is_some() || self.is_held(id);
-        let ok = self
-            .activity
-            .wait_for(self.stuck_after, || ids.iter().all(|&id| settled(id)));
-        if ok {
-            return Ok(());
-        }
-        let stuck = ids.iter().copied().filter(|&id| !settled(id)).collect();
-        Err(Failure::Stuck(StuckRecord {
-            step: 0,
-            at_ms: 0,
-            requests: stuck,
-            sent: ids.len() as u64,
-            target: target.to_owned(),
-            waited_ms: self.stuck_after_ms,
-        }))
-    }
-
-    fn ended(&self, id: u64) -> Option<Ended> {
-        let sent = self.sent.iter().find(|s| s.id == id)?;
-        *sent.result.lock().unwrap_or_else(PoisonError::into_inner)
+        self.requests.settle(ids, target, &|id| self.is_held(id))
     }
 
     fn is_held(&self, id: u64) -> bool {
@@ -307,7 +227,7 @@ impl World {
     }
 
     fn mark_panicked(&self) {
-        *self.panicked.lock().unwrap_or_else(PoisonError::into_inner) = true;
+        self.requests.mark_panicked();
     }
 }
 
