@@ -5,8 +5,9 @@
 //! has its own step kind (`say`), its own target settings (`times`: how often each `say`
 //! calls `echo`), its own observation and words. Its harness crate, student crate and
 //! reference are written into a kit of their own; the grader is run in this process with
-//! a registry that knows only echo, and grades that kit end to end: scenario loading and
-//! validation, the generated harness build, child processes, judging and reports.
+//! a registry that knows only echo, and every command works on it: validate, check (the
+//! reference, the skeleton, a submission), explain, list, audit (with a mutant), grade
+//! and release.
 
 use std::path::{Path, PathBuf};
 
@@ -312,6 +313,11 @@ fn echo_kit() -> PathBuf {
         &dir.join("labs/echo/scenarios/say_twice.json"),
         r#"{"format_version": 1, "name": "say_twice", "title": "Every call comes back", "category": "echo", "points": 2, "hint": "Return n every time.", "targets": {"voice": {"times": 2}}, "steps": [{"say": {"target": "voice", "n": 5, "expect": 5}}]}"#,
     );
+    put(
+        &dir.join("labs/echo/mutants/one_more.json"),
+        r#"{"format_version": 1, "name": "one_more", "title": "Says one more", "mistake": "Adds one to the number.", "caught_by": ["say_back", "say_twice"], "edits": [{"file": "src/lib.rs", "find": "    n\n", "replace": "    n + 1\n"}]}"#,
+    );
+    put(&dir.join("README.md"), "# The echo kit\n");
     dir
 }
 
@@ -338,7 +344,7 @@ fn a_second_lab_with_its_own_step_kind_is_graded_end_to_end() {
     let (status, out, err) = grade(&["validate", "echo"]);
     assert_eq!(status, 0, "{out}{err}");
     assert!(
-        err.contains("echo: 2 scenarios (2 visible, 0 hidden), 3 points, 0 mutants: all valid"),
+        err.contains("echo: 2 scenarios (2 visible, 0 hidden), 3 points, 1 mutant: all valid"),
         "{err}"
     );
 
@@ -371,6 +377,50 @@ fn a_second_lab_with_its_own_step_kind_is_graded_end_to_end() {
             .any(|l| l.starts_with("echo ") && l.contains("Say it back")),
         "{out}"
     );
+
+    let (status, out, err) = grade(&["audit", "echo", "--runs", "1"]);
+    assert_eq!(status, 0, "{out}{err}");
+    assert!(out.contains("one_more"), "{out}");
+    assert!(out.contains("Audit passed"), "{out}");
+
+    // A submission, alone and in a batch: the reference's file, flat.
+    let root = test_dir("second-lab-submissions");
+    let alice = root.join("submissions/alice");
+    std::fs::create_dir_all(&alice).expect("create a submission");
+    std::fs::copy(
+        echo_kit().join("echo_solution/src/lib.rs"),
+        alice.join("lib.rs"),
+    )
+    .expect("copy the reference");
+    let (status, out, err) = grade(&[
+        "check",
+        "echo",
+        "--format",
+        "junit",
+        "--submission",
+        &alice.display().to_string(),
+    ]);
+    assert_eq!(status, 0, "{out}{err}");
+    assert!(out.contains("say_twice"), "{out}");
+    let results = root.join("results");
+    let (status, out, err) = grade(&[
+        "grade",
+        "echo",
+        &root.join("submissions").display().to_string(),
+        "--results-dir",
+        &results.display().to_string(),
+    ]);
+    assert_eq!(status, 0, "{out}{err}");
+    let book = std::fs::read_to_string(results.join("gradebook.json")).expect("a gradebook");
+    assert!(book.contains("\"score\": 3"), "{book}");
+
+    let edition = root.join("edition");
+    let (status, out, err) = grade(&["release", "echo", "--out", &edition.display().to_string()]);
+    assert_eq!(status, 0, "{out}{err}");
+    assert!(edition.join("labs/echo/scenarios/say_back.json").is_file());
+    assert!(edition.join("echo_base/src/lib.rs").is_file());
+    assert!(!edition.join("echo_solution").exists());
+    assert!(!edition.join("labs/echo/mutants").exists());
 }
 
 #[test]
