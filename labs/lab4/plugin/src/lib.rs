@@ -125,3 +125,50 @@ impl Plugin for Lab4 {
         words::expectation(step)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use schemars::SchemaGenerator;
+
+    fn step(json: &str) -> Step {
+        serde_json::from_str(json).expect("a step")
+    }
+
+    #[test]
+    fn the_schema_offers_the_validators_words() {
+        let mut generator = SchemaGenerator::default();
+        let _ = generator.subschema_for::<Step>();
+        let defs = generator.definitions();
+        for (name, words) in [
+            ("Outcome", &steps::OUTCOMES[..]),
+            ("ScriptAnswer", &steps::SCRIPT_ANSWERS[..]),
+            ("BreakerState", &steps::STATES[..]),
+        ] {
+            assert_eq!(defs[name]["enum"], serde_json::json!(words), "{name}");
+        }
+    }
+
+    #[test]
+    fn checks_become_observations_and_sends_keep_their_count() {
+        let lab = Lab4;
+        assert_eq!(
+            lab.action(&step(r#"{"send": {"target": "claims"}}"#)),
+            Action::Send {
+                target: "claims".into(),
+                count: 1
+            }
+        );
+        assert_eq!(
+            lab.action(&step(r#"{"expect_transitions": []}"#)),
+            Action::Observe
+        );
+        assert_eq!(
+            lab.advances_clock(&step(r#"{"advance": {"ms": 250}}"#)),
+            250
+        );
+        assert!(lab.simultaneous(&step(
+            r#"{"release": {"target": "claims", "answer": "OK"}}"#
+        )));
+    }
+}
