@@ -184,7 +184,7 @@ fn write(lab: &Lab, out: &Path, report: &validation::LabReport) -> Result<Releas
         copied.insert(PathBuf::from(extra));
     }
     let mut left_out = Vec::new();
-    list_left_out(kit, Path::new(""), &copied, &mut left_out);
+    list_left_out(kit, Path::new(""), &copied, &mut left_out)?;
     check_edition(lab, out, &hidden)?;
     Ok(Released {
         files,
@@ -288,7 +288,7 @@ fn check_edition(lab: &Lab, out: &Path, hidden: &[crate::scenario::Scenario]) ->
     let mut problems: Vec<Diagnostic> = validation::lab(&released)?.all_problems();
     let mut solution_files = Vec::new();
     for solution in solution_crates(&lab.labs, &lab.kit)? {
-        collect_files(&lab.kit.join(&solution), &mut solution_files);
+        collect_files(&lab.kit.join(&solution), &mut solution_files)?;
     }
     let solution_texts: Vec<(PathBuf, Vec<u8>)> = solution_files
         .into_iter()
@@ -296,7 +296,7 @@ fn check_edition(lab: &Lab, out: &Path, hidden: &[crate::scenario::Scenario]) ->
         .filter(|(_, t)| t.len() > 200)
         .collect();
     let mut released_files = Vec::new();
-    collect_files(&out, &mut released_files);
+    collect_files(&out, &mut released_files)?;
     for file in &released_files {
         let Ok(bytes) = std::fs::read(file) else {
             continue;
@@ -336,34 +336,49 @@ fn check_edition(lab: &Lab, out: &Path, hidden: &[crate::scenario::Scenario]) ->
 }
 
 /// Every file under `dir` (or `dir` itself if it is a file).
-fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) {
+fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), Error> {
     if dir.is_file() {
         out.push(dir.to_path_buf());
-        return;
+        return Ok(());
     }
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
+    for entry in entries(dir)? {
         let path = entry.path();
         if entry.file_name() == "target" || entry.file_name() == ".git" {
             continue;
         }
         if path.is_dir() {
-            collect_files(&path, out);
+            collect_files(&path, out)?;
         } else {
             out.push(path);
         }
     }
+    Ok(())
+}
+
+/// The entries of folder `dir`; none if it does not exist. Any other failure to read it
+/// is an error: a file the release does not see could be one it must not leak.
+fn entries(dir: &Path) -> Result<Vec<std::fs::DirEntry>, Error> {
+    let read = match std::fs::read_dir(dir) {
+        Ok(read) => read,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::io("read the folder", dir, e)),
+    };
+    read.map(|e| e.map_err(|e| Error::io("read the folder", dir, e)))
+        .collect()
 }
 
 /// The entries of the kit (top level, and inside a copied folder's parents) that were not
 /// copied, for the record; `target` and `.git` are not worth mentioning.
-fn list_left_out(kit: &Path, rel: &Path, copied: &BTreeSet<PathBuf>, out: &mut Vec<String>) {
-    let Ok(entries) = std::fs::read_dir(kit.join(rel)) else {
-        return;
-    };
-    let mut names: Vec<_> = entries.flatten().map(|e| e.file_name()).collect();
+fn list_left_out(
+    kit: &Path,
+    rel: &Path,
+    copied: &BTreeSet<PathBuf>,
+    out: &mut Vec<String>,
+) -> Result<(), Error> {
+    let mut names: Vec<_> = entries(&kit.join(rel))?
+        .iter()
+        .map(|e| e.file_name())
+        .collect();
     names.sort();
     for name in names {
         if name == "target" || name == ".git" {
@@ -374,11 +389,12 @@ fn list_left_out(kit: &Path, rel: &Path, copied: &BTreeSet<PathBuf>, out: &mut V
             continue;
         }
         if copied.iter().any(|c| c.starts_with(&child)) {
-            list_left_out(kit, &child, copied, out);
+            list_left_out(kit, &child, copied, out)?;
         } else {
             out.push(child.display().to_string());
         }
     }
+    Ok(())
 }
 
 /// The reference solutions of every lab of the kit, relative to it.
