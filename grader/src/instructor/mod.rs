@@ -4,6 +4,7 @@
 
 pub mod audit;
 pub mod cargo_files;
+mod edition_check;
 pub mod mutant_checks;
 pub mod mutants;
 pub mod release;
