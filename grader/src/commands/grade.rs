@@ -27,7 +27,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: GradeArgs) -> Result<u8, Error> {
             args.submissions.display()
         )));
     }
-    let submissions = grade::batch::list(&args.submissions)?;
+    let submissions = gradebook::list(&args.submissions)?;
     if submissions.is_empty() {
         return Err(Error::Usage(format!(
             "{} holds no sub-folders, so there is nothing to grade\n  help: put each submission in its own sub-folder",
@@ -48,7 +48,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: GradeArgs) -> Result<u8, Error> {
         hints: true,
         verbose: false,
     };
-    let render_one = |outcome: &crate::grade::submit::Outcome, took: Duration| {
+    let render_one = |outcome: &crate::grade::submission::Outcome, took: Duration| {
         render.outcome(outcome, &lab, &selection, took)
     };
     let extension = match args.format {

@@ -1,16 +1,9 @@
-//! Grading a folder of submissions into a gradebook.
-//!
-//! Every sub-folder is one submission, read as `grader check --submission` reads one.
-//! Cargo locks its target folder for the length of a build, so builds that share the
-//! compiled dependencies cannot run side by side: one thread builds the submissions a
-//! chunk at a time, each chunk with one cargo call that compiles its crates in parallel
-//! ([`crate::build::batch`]), while a pool of threads runs the scenarios of those already
-//! built, oldest submission first, at most `jobs` submissions at a time. A submission
-//! that does not compile, hangs, or cannot be graded becomes its row and the batch goes
-//! on; so does one on which the grader itself fails (status `error`).
+//! The batch behind a gradebook ([`super::gradebook`]): one thread builds the submissions
+//! a chunk per cargo call, a pool of threads runs the scenarios of those already built,
+//! oldest submission first, and each finished submission becomes its row.
 
 use std::collections::VecDeque;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError, mpsc};
 
 use super::gradebook::{
@@ -18,26 +11,11 @@ use super::gradebook::{
 };
 use crate::build::{self, Built, Subject};
 use crate::error::Error;
-use crate::grade::submit::{self, Outcome, Ready};
+use crate::grade::submission::Outcome;
+use crate::grade::submit::{self, Ready};
 use crate::grade::{self, Stopwatch};
 use crate::report::provenance::Provenance;
 use crate::report::{SCHEMA_VERSION, ScenarioResult};
-
-/// The sub-folders of `dir`, as (name, path), sorted by name; dot-folders are skipped.
-pub fn list(dir: &Path) -> Result<Vec<(String, PathBuf)>, Error> {
-    let entries = std::fs::read_dir(dir).map_err(|e| Error::io("read the folder", dir, e))?;
-    let mut out = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| Error::io("read the folder", dir, e))?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with('.') || !entry.path().is_dir() {
-            continue;
-        }
-        out.push((name, entry.path()));
-    }
-    out.sort();
-    Ok(out)
-}
 
 /// Grades every submission and returns the gradebook; `progress` hears about each step.
 pub fn grade(

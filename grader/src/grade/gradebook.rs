@@ -1,5 +1,16 @@
-//! The gradebook: one row per submission, its columns, and its CSV form; what a batch
-//! ([`super::batch`]) writes for each submission.
+//! Grading a folder of submissions into a gradebook.
+//!
+//! Every sub-folder is one submission, read as `grader check --submission` reads one.
+//! Cargo locks its target folder for the length of a build, so builds that share the
+//! compiled dependencies cannot run side by side: one thread builds the submissions a
+//! chunk at a time, each chunk with one cargo call that compiles its crates in parallel
+//! ([`crate::build::batch`]), while a pool of threads runs the scenarios of those already built,
+//! oldest submission first, at most `jobs` submissions at a time. A
+//! submission that does not compile, hangs, or cannot be graded becomes its row and the
+//! batch goes on; so does one on which the grader itself fails (status `error`).
+//!
+//! This file is the gradebook (its rows, columns and CSV form); [`super::batch`] is the
+//! builder and the pool.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -9,7 +20,7 @@ use serde::Serialize;
 
 use crate::error::Error;
 use crate::grade::submission::COULD_NOT_GRADE;
-use crate::grade::submit::Outcome;
+use crate::grade::submission::Outcome;
 use crate::grade::{RunOptions, Selection};
 use crate::lab::Lab;
 use crate::report::Status;
@@ -124,6 +135,22 @@ pub struct Batch<'a> {
 
 pub(super) fn max_score(selection: &Selection) -> u32 {
     selection.scenarios.iter().map(|s| s.points).sum()
+}
+
+/// The sub-folders of `dir`, as (name, path), sorted by name; dot-folders are skipped.
+pub fn list(dir: &Path) -> Result<Vec<(String, PathBuf)>, Error> {
+    let entries = std::fs::read_dir(dir).map_err(|e| Error::io("read the folder", dir, e))?;
+    let mut out = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io("read the folder", dir, e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') || !entry.path().is_dir() {
+            continue;
+        }
+        out.push((name, entry.path()));
+    }
+    out.sort();
+    Ok(out)
 }
 
 /// Writes one results file and returns the row.

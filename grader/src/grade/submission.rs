@@ -27,7 +27,8 @@ use sha2::{Digest, Sha256};
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::lab::Lab;
-use crate::report::provenance::hex;
+use crate::report::Report;
+use crate::report::provenance::{Provenance, hex};
 pub use crate::report::rejected::{COULD_NOT_GRADE, FileProblem, Layout, Rejected};
 
 /// The largest declared file read, in bytes.
@@ -44,6 +45,41 @@ pub struct Submission {
     pub layout: Layout,
     /// Each declared file (path relative to the student crate) and its content.
     pub files: Vec<(String, String)>,
+}
+
+/// The result of grading one submission folder.
+#[derive(Clone, Debug)]
+pub enum Outcome {
+    /// Graded (possibly 0 points for code that does not compile); its provenance is set.
+    Graded(Report),
+    /// Not graded: a declared file is missing or unsafe to take.
+    CouldNotGrade(Rejected),
+}
+
+impl Outcome {
+    /// Points earned.
+    pub fn score(&self) -> u32 {
+        match self {
+            Outcome::Graded(r) => r.score,
+            Outcome::CouldNotGrade(_) => 0,
+        }
+    }
+
+    /// Points available.
+    pub fn max_score(&self) -> u32 {
+        match self {
+            Outcome::Graded(r) => r.max_score,
+            Outcome::CouldNotGrade(r) => r.max_score,
+        }
+    }
+
+    /// The provenance.
+    pub fn provenance(&self) -> Option<&Provenance> {
+        match self {
+            Outcome::Graded(r) => r.provenance.as_ref(),
+            Outcome::CouldNotGrade(r) => r.provenance.as_ref(),
+        }
+    }
 }
 
 /// Checks the lab's declared files: relative paths inside the student crate's `src/`.

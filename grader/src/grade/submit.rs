@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::submission::{Rejected, Submission, collect, key};
+use super::submission::{Outcome, Rejected, Submission, collect, key};
 use crate::build::blame::tidy;
 use crate::build::materialize::materialize;
 use crate::build::{self, Built, Subject};
@@ -13,41 +13,6 @@ use crate::grade::{self, RunOptions, Selection};
 use crate::lab::Lab;
 use crate::report::Report;
 use crate::report::provenance::Provenance;
-
-/// The result of grading one submission folder.
-#[derive(Clone, Debug)]
-pub enum Outcome {
-    /// Graded (possibly 0 points for code that does not compile); its provenance is set.
-    Graded(Report),
-    /// Not graded: a declared file is missing or unsafe to take.
-    CouldNotGrade(Rejected),
-}
-
-impl Outcome {
-    /// Points earned.
-    pub fn score(&self) -> u32 {
-        match self {
-            Outcome::Graded(r) => r.score,
-            Outcome::CouldNotGrade(_) => 0,
-        }
-    }
-
-    /// Points available.
-    pub fn max_score(&self) -> u32 {
-        match self {
-            Outcome::Graded(r) => r.max_score,
-            Outcome::CouldNotGrade(r) => r.max_score,
-        }
-    }
-
-    /// The provenance.
-    pub fn provenance(&self) -> Option<&Provenance> {
-        match self {
-            Outcome::Graded(r) => r.provenance.as_ref(),
-            Outcome::CouldNotGrade(r) => r.provenance.as_ref(),
-        }
-    }
-}
 
 /// The submission as a crate to build: the kit's pristine student crate with the declared
 /// files replaced, under the work folder, never inside the submission. Compiler messages
