@@ -6,8 +6,8 @@
 //! part of that program: reading the plan, writing events (panics included), and the loop
 //! that carries out the actions and records each step. A lab's harness supplies a
 //! [`Driver`]: how to build the code under test, carry out the lab's actions and observe
-//! the result; [`Requests`] runs the requests its actions send, each on a thread. A panic, a deadlock, an endless loop or an abort costs one scenario, never
-//! the grader.
+//! the result; [`Requests`] runs the requests its actions send, each on a thread. A
+//! panic, a deadlock, an endless loop or an abort costs one scenario, never the grader.
 
 mod events;
 pub mod requests;

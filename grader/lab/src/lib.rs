@@ -93,8 +93,8 @@ pub trait Plugin: Send + Sync + 'static {
     fn expectation(&self, step: &Self::Step) -> Option<String>;
 
     /// The harness variant that runs the code under test on a schedule-exploring runtime
-    /// to find races, for a lab that has one. The core builds and runs only [`Plugin::harness`]
-    /// today; this is where a race driver plugs in.
+    /// to find races, for a lab that has one. The core builds and runs only
+    /// [`Plugin::harness`] today; this is where a race driver plugs in.
     fn race_harness(&self) -> Option<Harness> {
         None
     }

@@ -19,8 +19,9 @@ pub use serde_json::Value;
 /// The version of this protocol; the harness refuses a plan from another version.
 pub const PROTOCOL_VERSION: u32 = 2;
 
-/// Everything the harness needs to run one scenario. `S` is the lab's target settings and
-/// `A` its actions; the grader, which serves every lab, reads and writes them as JSON values.
+/// Everything the harness needs to run one scenario. `S` is the lab's target settings
+/// and `A` its actions; the grader, which serves every lab, reads and writes them as JSON
+/// values.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Plan<S = Value, A = Value> {

@@ -4,8 +4,8 @@
 //! Cargo locks its target folder for the length of a build, so builds that share the
 //! compiled dependencies cannot run side by side: one thread builds the submissions a
 //! chunk at a time, each chunk with one cargo call that compiles its crates in parallel
-//! ([`crate::build::batch`]), while a pool of threads runs the scenarios of those already built,
-//! oldest submission first, at most `jobs` submissions at a time. A
+//! ([`crate::build::batch`]), while a pool of threads runs the scenarios of those already
+//! built, oldest submission first, at most `jobs` submissions at a time. A
 //! submission that does not compile, hangs, or cannot be graded becomes its row and the
 //! batch goes on; so does one on which the grader itself fails (status `error`).
 //!
