@@ -1,16 +1,16 @@
 //! The race checks' part of the protocol: how to explore, what broke, and the story of the
-//! schedule it broke on.
+//! schedule it broke on. Lab-neutral: a lab's race harness says what broke in its own words.
 
 use serde::{Deserialize, Serialize};
 
-/// How the race harness explores the schedules of one plan.
+/// How a race harness explores the schedules of one plan.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RacePlan {
     /// How many schedules to explore.
     pub schedules: u64,
-    /// The explorer's bug depth: how many times it may take the processor from the thread
-    /// that has it.
+    /// The explorer's bug depth: how many times per schedule it may take the processor from
+    /// the thread that has it.
     pub depth: u32,
     /// The explorer's seed: the same seed explores the same schedules.
     pub seed: u64,
@@ -21,99 +21,39 @@ pub struct RacePlan {
     pub only: Option<u64>,
 }
 
-/// A property of the race checks that broke on a schedule.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", deny_unknown_fields)]
-pub enum Violation {
-    /// More than one call reached `target` while its breaker was HALF_OPEN.
-    SingleTrial {
-        /// The action during which it happened.
-        step: usize,
-        /// The target.
-        target: String,
-        /// The requests that reached it during that HALF_OPEN, in the order they did.
-        requests: Vec<u64>,
-    },
-    /// More calls were in progress at `target` than its bulkhead allows.
-    OverLimit {
-        /// The action during which it happened.
-        step: usize,
-        /// The target.
-        target: String,
-        /// Its `max_concurrent`.
-        limit: u64,
-        /// The requests inside it at that moment, in the order they entered.
-        requests: Vec<u64>,
-    },
-    /// A transition record of `target` does not start where the one before it ended.
-    RecordsOutOfOrder {
-        /// The action during which it was written.
-        step: usize,
-        /// The target.
-        target: String,
-        /// The record before, as printed (`CLOSED -> OPEN`); `None` if it is the first.
-        before: Option<String>,
-        /// The record that does not follow on.
-        record: String,
-    },
-    /// A request called its target while holding locks of the code under test.
-    LockHeldDuringCall {
-        /// The action during which it happened.
-        step: usize,
-        /// The target.
-        target: String,
-        /// The request.
-        request: u64,
-        /// The locks it held, oldest first.
-        locks: Vec<TraceObject>,
-        /// Where it took each of them (`file:line:column`), in the same order.
-        taken_at: Vec<String>,
-    },
-    /// Threads still waiting when nothing else could run: requests that never return.
-    NeverReturns {
-        /// The action during which it happened, if one was running.
-        step: Option<usize>,
-        /// What each waiting thread waits for.
-        waiting: Vec<Waiting>,
-    },
-    /// A thread kept running without ever waiting: a busy loop the explorer cannot get past.
-    BusyLoop {
-        /// The action during which it happened, if one was running.
-        step: Option<usize>,
-        /// The scheduling steps it allowed.
-        max_steps: u64,
-        /// The thread that ran last, as the trace names threads.
-        who: String,
-    },
-}
-
-/// One thread that waits for ever.
+/// A property of the race checks that broke on a schedule, in the lab's words. Places in
+/// the words are `file:line:column`, with files as the compiler named them.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Waiting {
-    /// The thread, as the trace names threads.
-    pub who: String,
-    /// `lock`, `condvar` or `held` (a call held inside a target, waiting for release).
-    pub on: String,
-    /// The lock or condition variable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub object: Option<TraceObject>,
-    /// Where it started waiting (`file:line:column`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub at: Option<String>,
-    /// For a lock: the threads holding it, and where each took it.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub holders: Vec<(String, String)>,
+pub struct Violation {
+    /// A short name of the property (`single_trial`).
+    pub property: String,
+    /// The action during which it broke; `None` before the first, and the number of
+    /// actions for the end of the plan (when every held call is let go).
+    pub step: Option<usize>,
+    /// What the property asks, in words.
+    pub expected: String,
+    /// What happened instead, in words.
+    pub observed: String,
+    /// What usually causes it.
+    pub hint: String,
+    /// The code cannot be explored (a thread that never waits): an error, not a failure.
+    pub unexplorable: bool,
+    /// The threads the story is about, as the trace names them.
+    pub about: Vec<String>,
+    /// Where the story ends: the number of trace events up to the breaking one; `None`
+    /// for the whole trace.
+    pub until: Option<usize>,
+    /// What the story's last line shows, in words.
+    pub mark: String,
 }
 
-/// A lock, condition variable or atomic of the code under test.
+/// A lock, condition variable or atomic.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TraceObject {
-    /// `Mutex`, `RwLock`, `Condvar`, `AtomicUsize`, ...
-    pub kind: String,
-    /// The type it protects or holds (`lab4_solution::breaker::Inner`).
-    pub ty: String,
+    /// What it is, for people: `Mutex<Inner>`, `AtomicUsize`.
+    pub name: String,
     /// Where it was made (`file:line:column`).
     pub made: String,
     /// Tells objects apart within the trace.
@@ -126,17 +66,17 @@ pub struct TraceObject {
 pub struct TraceEvent {
     /// The thread: `request #4`, or `the grader` for the thread that runs the steps.
     pub who: String,
-    /// `step` (an action begins; `text` says which), `sent`, `acquire`, `acquired`,
-    /// `released`, `try_failed`, `waits`, `notifies`, `atomic`, `enter` (a call reaches a
-    /// target), `leave`, `record` (a transition record is written), `returned`.
+    /// `step` (an action begins; `text` is its index), `request` (a request thread
+    /// starts), `acquire`, `acquired`, `released`, `try_failed`, `waits`, `notifies`,
+    /// `atomic`, `does` (something the story tells as `text`: `reaches core_banking`), or
+    /// `note` (kept for the count, never told).
     pub what: String,
     /// The lock, condition variable or atomic it concerns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub object: Option<TraceObject>,
     /// Where in the source (`file:line:column`).
     pub at: String,
-    /// The rest, in words: the step number, an atomic's `before -> after`, a record, a
-    /// code, a target.
+    /// The rest, in words: a step's index, an atomic's `op: before -> after`, what it does.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub text: String,
     /// The call stack, innermost first, when the schedule was replayed to be explained.
@@ -148,7 +88,7 @@ pub struct TraceEvent {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Frame {
-    /// The function (`lab4_solution::breaker::Breaker::admit`).
+    /// The function.
     pub function: String,
     /// Where (`file:line:column`), if known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
