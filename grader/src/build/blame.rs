@@ -84,10 +84,15 @@ pub fn verdicts(
                 // The race build compiles the crate under test's files a second time: what
                 // it alone rejects is what the explorer cannot model, not a compile error.
                 if let Some(i) = linked.iter().position(|l| l.race.owns(manifest)) {
-                    if level == "error" && src.starts_with(&linked[i].subject.crate_dir) {
-                        found[i]
-                            .race_errors
-                            .push(tidy(&rendered, lab, linked[i].subject));
+                    // In the race harness program too, an error that involves the crate
+                    // under test is about it (its public items, or what the explorer
+                    // cannot model); the normal build says which.
+                    // (Cargo names files relative to the workspace root: the harness's.)
+                    let subject = linked[i].subject;
+                    let about_subject = src.starts_with(&subject.crate_dir)
+                        || involves(&msg["message"], subject, &linked[i].manifest, code);
+                    if level == "error" && about_subject {
+                        found[i].race_errors.push(tidy(&rendered, lab, subject));
                     } else if level == "error" {
                         kit.push(rendered);
                     }
