@@ -3,7 +3,7 @@
 //!
 //! Nothing of the student's is copied or rewritten. A second package, `race_<key>`, takes
 //! the same `src/lib.rs` with `race_std` and `race_core` as its dependencies named `std`
-//! and `core` (and the race build of `relay_kit`), so every `std::sync::Mutex` in it is the
+//! and `core` (and the race builds of the lab's other crates), so every `std::sync::Mutex` in it is the
 //! explorer's, and every line and column stays what the student wrote. The race harness
 //! package links it with the lab's race harness, from the lab's own harness program file.
 //! Both packages live under `race/` in the generated workspace, so one cargo call builds

@@ -1,10 +1,10 @@
 //! Code the race checks cannot run, found by reading the graded files.
 //!
-//! The explorer runs many schedules in one process, each from a fresh relay. A `static`
-//! that holds a lock, an atomic, a condition variable or a once-cell outlives a schedule:
-//! the next one would start with what the last left behind (a count, a lock still held),
-//! and its verdict would depend on the order schedules ran in. Such code gets no race
-//! verdict at all; the report names the line instead.
+//! The explorer runs many schedules in one process, each from fresh code under test. A
+//! `static` that holds a lock, an atomic, a condition variable or a once-cell outlives a
+//! schedule: the next one would start with what the last left behind (a count, a lock
+//! still held), and its verdict would depend on the order schedules ran in. Such code gets
+//! no race verdict at all; the report names the line instead.
 
 use std::path::Path;
 use std::str::FromStr;
@@ -50,7 +50,7 @@ pub fn scan(subject: &Subject, files: &[String]) -> Vec<String> {
         let shown = subject.shown_dir.join(Path::new(rel));
         for (line, what) in statics(&text) {
             found.push(format!(
-                "{}:{line}: a `static` holding a `{what}` outlives each explored schedule, so one schedule would start with what the last left behind; keep it in a field of your relay, breaker or bulkhead instead",
+                "{}:{line}: a `static` holding a `{what}` outlives each explored schedule, so one schedule would start with what the last left behind; keep it in a field of one of your types instead",
                 shown.display()
             ));
         }
