@@ -195,6 +195,16 @@ pub(crate) fn record(what: What, at: &'static Location<'static>) {
         if !r.on {
             return;
         }
+        // Exploring keeps what a driver watches as the schedule runs (notes, locks taken,
+        // atomics touched); only the detailed record, which tells a schedule, keeps the
+        // rest.
+        let watched = matches!(
+            what,
+            What::Note { .. } | What::Acquired(..) | What::Atomic { .. }
+        );
+        if !r.stacks && !watched {
+            return;
+        }
         let stack = r.stacks.then(Backtrace::force_capture);
         r.events.push(Event {
             task: me(),

@@ -281,14 +281,19 @@ fn write_outcomes() {
     });
 }
 
-/// Runs the schedules again up to the one that broke a property, recording call stacks on
-/// it, and writes that story (it replaces the first: the same schedule, told in more detail).
+/// Runs the schedules again up to the one that broke a property, recording everything and
+/// call stacks on it, and writes that story and what broke (they replace the first: the
+/// same schedule, told in more detail).
 fn explain(plan: &Arc<Plan>, build: BuildRelay, race: &RacePlan, index: u64) {
     explore(plan, build, race, index, Some(index));
     PROGRESS.with_borrow(|p| {
-        if let Some((again, _, _, story)) = &p.broke {
+        if let Some((again, violation, _, story)) = &p.broke {
             if *again == index {
-                output::write(&[Event::Trace(story.clone())]);
+                // The detailed record has more events: the violation's cut follows it.
+                output::write(&[
+                    Event::Violation(violation.clone()),
+                    Event::Trace(story.clone()),
+                ]);
             }
         }
     });
