@@ -77,9 +77,12 @@ fn tell(
     let mut waiting_for: BTreeMap<String, (String, String)> = BTreeMap::new();
     for e in window.iter().filter(|e| who.contains(&e.who)) {
         let ours = e.object.as_ref().filter(|o| sites.ours(&o.made));
+        // What a thread does while holding a lock goes on that lock's line, if that is
+        // still the thread's last line: otherwise the story would tell it out of order.
         let open = lines
             .iter()
-            .rposition(|l| l.who == e.who && l.open.is_some());
+            .rposition(|l| l.who == e.who)
+            .filter(|&i| lines[i].open.is_some());
         match (e.what.as_str(), ours) {
             ("acquire", Some(o)) => {
                 let at = sites.place(e, &mut places);
@@ -203,7 +206,7 @@ fn atomic(o: &TraceObject, text: &str, at: &str) -> String {
 /// Where the code under test took each lock, as people know the place.
 struct Sites<'a> {
     cx: &'a Context<'a>,
-    /// Locks always taken through one helper function: name its caller instead.
+    /// Locks always taken through one helper function: name its callers instead.
     helper: BTreeSet<u64>,
 }
 
@@ -213,21 +216,23 @@ impl<'a> Sites<'a> {
             cx,
             helper: BTreeSet::new(),
         };
+        // A lock always taken at one place, reached from several: that place is a helper
+        // (`fn lock(&self)`), and its callers say which section a line is about.
         let mut innermost: BTreeMap<u64, BTreeSet<String>> = BTreeMap::new();
-        let mut called: BTreeSet<u64> = BTreeSet::new();
+        let mut callers: BTreeMap<u64, BTreeSet<String>> = BTreeMap::new();
         for e in trace.iter().filter(|e| e.what == "acquired") {
             let Some(o) = &e.object else { continue };
             let frames = sites.frames(e);
             if let Some(first) = frames.first() {
                 innermost.entry(o.id).or_default().insert(first.clone());
             }
-            if frames.len() > 1 {
-                called.insert(o.id);
+            if let Some(caller) = frames.get(1) {
+                callers.entry(o.id).or_default().insert(caller.clone());
             }
         }
         sites.helper = innermost
             .into_iter()
-            .filter(|(id, at)| at.len() == 1 && called.contains(id))
+            .filter(|(id, at)| at.len() == 1 && callers.get(id).is_some_and(|c| c.len() > 1))
             .map(|(id, _)| id)
             .collect();
         sites
