@@ -1,13 +1,24 @@
 //! `grader audit`: do the scenarios tell right from wrong?
 //!
-//! Grades the reference solution and every mutant of the lab on every scenario (hidden
-//! ones too), several times each, and prints which scenario catches which mutant. The
-//! audit fails when the reference loses a point, a mutant passes everything, a mutant is
-//! not caught by a scenario its file names, a scenario not marked `smoke` catches no
-//! mutant, or any verdict differs between two runs of the same code.
+//! Grades the reference solution, every correct alternative and every mutant of the lab
+//! on every scenario (hidden ones too), several times each, and prints which scenario
+//! catches which mutant. The audit fails when the reference or an alternative loses a
+//! point, a mutant passes everything, a mutant is not caught by a scenario its file
+//! names, a mutant is caught by fewer than two scenarios without saying why one is
+//! enough, a scenario not marked `smoke` catches no mutant, or any verdict differs
+//! between two runs of the same code.
+//!
+//! Every graded crate is a [`Column`] with a [`Role`]; what a role must do is decided in
+//! one place, so a new way of running the scenarios (more runs, other schedules) covers
+//! the alternatives as it covers the reference. All runs of all columns share one pool
+//! of `jobs` workers: most of an audit is waiting for mutants that block a request to be
+//! reported as stuck, and that waiting overlaps.
 
 use std::collections::BTreeMap;
 use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::Serialize;
 
@@ -18,17 +29,42 @@ use crate::lab::Lab;
 use crate::mutants::{self, Mutant};
 use crate::report::Status;
 
-/// One graded subject in the audit.
+/// What a graded crate is, and so what the audit expects of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// The reference solution: must pass every scenario.
+    Reference,
+    /// A correct solution written differently: must pass every scenario too.
+    Alternative,
+    /// A known-wrong variant: must fail the scenarios its file names, and more than one.
+    Mutant,
+}
+
+impl Role {
+    /// Whether a crate of this role must keep full marks.
+    pub fn must_pass(self) -> bool {
+        matches!(self, Role::Reference | Role::Alternative)
+    }
+}
+
+/// One graded crate in the audit.
 #[derive(Clone, Debug, Serialize)]
 pub struct Column {
-    /// `reference` or the mutant's name.
+    /// `reference`, or the alternative's or mutant's name.
     pub name: String,
-    /// What is wrong with it (empty for the reference).
+    /// What it is: the alternative's design, or what is wrong with the mutant (empty for
+    /// the reference).
     pub title: String,
+    /// What the audit expects of it.
+    pub role: Role,
     /// Per scenario name: the status of each run.
     pub runs: BTreeMap<String, Vec<Status>>,
     /// Compiler output, if it did not compile.
     pub compile_errors: Option<String>,
+    /// A mutant's reason why one scenario catching it is enough.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub caught_once_because: Option<String>,
 }
 
 /// The audit's findings.
@@ -38,7 +74,7 @@ pub struct Audit {
     pub scenarios: Vec<(String, bool)>,
     /// The hidden ones among them: only submission grading runs these.
     pub hidden: Vec<String>,
-    /// The reference first, then each mutant.
+    /// The reference first, then each alternative, then each mutant.
     pub columns: Vec<Column>,
     /// Everything wrong, one sentence each. Empty when the audit passes.
     pub problems: Vec<String>,
@@ -54,36 +90,46 @@ pub fn audit(
 ) -> Result<Audit, Error> {
     let work = build::work_dir(&lab.kit);
     let mutants = mutants::load(lab)?;
-    let mut subjects: Vec<(Subject, Option<&Mutant>)> = vec![(check::solution_subject(lab), None)];
-    for m in &mutants {
-        subjects.push((mutants::subject(lab, &work, m)?, Some(m)));
+    let alternatives = crate::alternatives::load(lab)?;
+    let mut subjects: Vec<(Subject, Column)> = vec![(
+        check::solution_subject(lab),
+        column("reference", "", Role::Reference),
+    )];
+    for a in &alternatives {
+        subjects.push((
+            crate::alternatives::subject(lab, &work, a)?,
+            column(&a.meta.name, &a.meta.title, Role::Alternative),
+        ));
     }
-    let mut columns = Vec::new();
-    for (subject, mutant) in &subjects {
+    for m in &mutants {
+        let mut c = column(&m.name, &m.title, Role::Mutant);
+        c.caught_once_because = m.caught_once_because.clone();
+        subjects.push((mutants::subject(lab, &work, m)?, c));
+    }
+    let mut harnesses: Vec<Option<PathBuf>> = Vec::new();
+    for (subject, column) in &mut subjects {
         let _ = writeln!(progress, "building {} ...", subject.label);
-        let built = build::build(lab, subject, &work)?;
-        let mut column = Column {
-            name: mutant.map_or_else(|| "reference".to_owned(), |m| m.name.clone()),
-            title: mutant.map_or_else(String::new, |m| m.title.clone()),
-            runs: BTreeMap::new(),
-            compile_errors: None,
-        };
-        match built {
-            Built::CompileFailed(errors) => column.compile_errors = Some(errors),
-            Built::Harness(harness) => {
-                for run in 1..=runs {
-                    let _ = writeln!(
-                        progress,
-                        "running {} (run {run} of {runs}) ...",
-                        subject.label
-                    );
-                    for r in check::run_all(&harness, subject, selection, opts)? {
-                        column.runs.entry(r.name).or_default().push(r.status);
-                    }
-                }
+        match build::build(lab, subject, &work)? {
+            Built::CompileFailed(errors) => {
+                column.compile_errors = Some(errors);
+                harnesses.push(None);
             }
+            Built::Harness(harness) => harnesses.push(Some(harness)),
         }
-        columns.push(column);
+    }
+    let _ = writeln!(
+        progress,
+        "running {} scenarios on {} crates, {runs} run{} each, {} at a time ...",
+        selection.scenarios.len(),
+        harnesses.iter().flatten().count(),
+        if runs == 1 { "" } else { "s" },
+        opts.jobs
+    );
+    let statuses = run_pool(&subjects, &harnesses, selection, opts, runs)?;
+    let mut columns: Vec<Column> = subjects.into_iter().map(|(_, c)| c).collect();
+    for ((c, s), status) in statuses {
+        let name = selection.scenarios[s].name.clone();
+        columns[c].runs.entry(name).or_default().push(status);
     }
     let scenarios: Vec<(String, bool)> = selection
         .scenarios
@@ -103,6 +149,73 @@ pub fn audit(
         columns,
         problems,
     })
+}
+
+fn column(name: &str, title: &str, role: Role) -> Column {
+    Column {
+        name: name.to_owned(),
+        title: title.to_owned(),
+        role,
+        runs: BTreeMap::new(),
+        compile_errors: None,
+        caught_once_because: None,
+    }
+}
+
+/// One run of one scenario on one column: `(column, scenario)` indexes.
+type Job = (usize, usize);
+
+/// Runs every scenario `runs` times on every column that built, `opts.jobs` at a time
+/// from one queue; the statuses in run order.
+fn run_pool(
+    subjects: &[(Subject, Column)],
+    harnesses: &[Option<PathBuf>],
+    selection: &Selection,
+    opts: &RunOptions,
+    runs: usize,
+) -> Result<Vec<(Job, Status)>, Error> {
+    let mut jobs: Vec<Job> = Vec::new();
+    for _ in 0..runs {
+        for (c, harness) in harnesses.iter().enumerate() {
+            if harness.is_some() {
+                jobs.extend((0..selection.scenarios.len()).map(|s| (c, s)));
+            }
+        }
+    }
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<Status, Error>>>> =
+        Mutex::new((0..jobs.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..opts.jobs.clamp(1, jobs.len().max(1)) {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(&(c, s)) = jobs.get(i) else {
+                        break;
+                    };
+                    let (Some(harness), Some(scenario)) =
+                        (&harnesses[c], selection.scenarios.get(s))
+                    else {
+                        continue;
+                    };
+                    let outcome =
+                        check::run_one(harness, &subjects[c].0, scenario, opts, &selection.limits)
+                            .map(|r| r.status);
+                    if let Ok(mut all) = results.lock() {
+                        all[i] = Some(outcome);
+                    }
+                }
+            });
+        }
+    });
+    let results = results.into_inner().unwrap_or_default();
+    jobs.into_iter()
+        .zip(results)
+        .map(|(job, r)| {
+            let status = r.unwrap_or_else(|| Err(Error::Usage("a scenario was not run".into())))?;
+            Ok((job, status))
+        })
+        .collect()
 }
 
 /// Whether a column failed a scenario in its first run.
@@ -133,25 +246,49 @@ fn findings(scenarios: &[(String, bool)], columns: &[Column], mutants: &[Mutant]
             }
         }
     }
-    let Some((reference, mutant_columns)) = columns.split_first() else {
-        return problems;
-    };
-    for (name, _) in scenarios {
-        if caught(reference, name) {
-            problems.push(format!(
-                "the reference solution fails {name}: fix the scenario or the reference"
-            ));
+    for column in columns.iter().filter(|c| c.role.must_pass()) {
+        for (name, _) in scenarios {
+            if !caught(column, name) {
+                continue;
+            }
+            problems.push(match column.role {
+                Role::Alternative => format!(
+                    "the correct alternative {} ({}) fails {name}: the scenario asks for more than the rules, or the alternative has a bug",
+                    column.name, column.title
+                ),
+                _ => format!(
+                    "the reference solution fails {name}: fix the scenario or the reference"
+                ),
+            });
         }
     }
-    for (column, mutant) in mutant_columns.iter().zip(mutants) {
+    for column in columns.iter().filter(|c| c.role == Role::Mutant) {
+        let Some(mutant) = mutants.iter().find(|m| m.name == column.name) else {
+            continue;
+        };
         if column.compile_errors.is_some() {
             continue;
         }
-        if !scenarios.iter().any(|(name, _)| caught(column, name)) {
-            problems.push(format!(
+        let catching: Vec<&str> = scenarios
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .filter(|name| caught(column, name))
+            .collect();
+        match (catching.as_slice(), &mutant.caught_once_because) {
+            ([], _) => problems.push(format!(
                 "mutant {} ({}) passes every scenario: nothing catches it",
                 column.name, column.title
-            ));
+            )),
+            ([only], None) => problems.push(format!(
+                "mutant {} ({}) is caught by {only} alone: add a second scenario that catches it, or say in its file why one is enough (caught_once_because)",
+                column.name, column.title
+            )),
+            ([_, _, ..], Some(_)) => problems.push(format!(
+                "mutant {} is caught by {} scenarios, but its file says why one is enough: remove caught_once_because",
+                column.name,
+                catching.len()
+            )),
+            _ => {}
         }
         for name in &mutant.caught_by {
             if !scenarios.iter().any(|(s, _)| s == name) {
@@ -168,7 +305,10 @@ fn findings(scenarios: &[(String, bool)], columns: &[Column], mutants: &[Mutant]
         }
     }
     for (name, smoke) in scenarios {
-        let catches = mutant_columns.iter().any(|c| caught(c, name));
+        let catches = columns
+            .iter()
+            .filter(|c| c.role == Role::Mutant)
+            .any(|c| caught(c, name));
         if !catches && !smoke {
             problems.push(format!(
                 "{name} catches no mutant: make it sharper, or mark it \"smoke\": true if it only checks that things work"
@@ -178,7 +318,23 @@ fn findings(scenarios: &[(String, bool)], columns: &[Column], mutants: &[Mutant]
     problems
 }
 
-/// Writes the matrix: one row per scenario, one column per mutant.
+/// The label of the `i`-th alternative's column: `a`, `b`, ... `z`, then `aa`, `ab`, ...
+fn letter(i: usize) -> String {
+    let letters = b"abcdefghijklmnopqrstuvwxyz";
+    let mut label = String::new();
+    let mut n = i;
+    loop {
+        label.insert(0, char::from(letters[n % 26]));
+        if n < 26 {
+            break;
+        }
+        n = n / 26 - 1;
+    }
+    label
+}
+
+/// Writes the matrix: one row per scenario; a column for the reference, one for each
+/// correct alternative, one for each mutant.
 pub fn write_matrix(audit: &Audit, out: &mut dyn Write) -> std::io::Result<()> {
     let width = audit
         .scenarios
@@ -187,27 +343,47 @@ pub fn write_matrix(audit: &Audit, out: &mut dyn Write) -> std::io::Result<()> {
         .max()
         .unwrap_or(8)
         .max(8);
-    let Some((reference, mutants)) = audit.columns.split_first() else {
+    let of =
+        |role: Role| -> Vec<&Column> { audit.columns.iter().filter(|c| c.role == role).collect() };
+    let (references, alternatives, mutants) =
+        (of(Role::Reference), of(Role::Alternative), of(Role::Mutant));
+    let Some(reference) = references.first() else {
         return Ok(());
     };
     writeln!(
         out,
-        "Which scenario catches which mutant (x: caught, .: passed; ref: the reference must pass)"
+        "Which scenario catches which mutant (x: caught, .: passed), and whether the reference (ref) and the correct alternatives (a, b, ...) pass it (ok) or fail it (F)"
     )?;
     writeln!(out)?;
     write!(out, "{:<width$}  ref", "scenario")?;
+    for i in 0..alternatives.len() {
+        write!(out, " {:>2}", letter(i))?;
+    }
+    if !alternatives.is_empty() {
+        write!(out, " ")?;
+    }
     for i in 1..=mutants.len() {
         write!(out, " {i:>2}")?;
     }
     writeln!(out)?;
-    for (name, smoke) in &audit.scenarios {
-        let r = if caught(reference, name) {
-            "FAIL"
+    let must_pass = |c: &Column, name: &str| {
+        if c.compile_errors.is_some() {
+            "?"
+        } else if caught(c, name) {
+            "F"
         } else {
             "ok"
-        };
-        write!(out, "{name:<width$}  {r:<3}")?;
-        for c in mutants {
+        }
+    };
+    for (name, smoke) in &audit.scenarios {
+        write!(out, "{name:<width$}  {:<3}", must_pass(reference, name))?;
+        for c in &alternatives {
+            write!(out, " {:>2}", must_pass(c, name))?;
+        }
+        if !alternatives.is_empty() {
+            write!(out, " ")?;
+        }
+        for c in &mutants {
             let cell = if c.compile_errors.is_some() {
                 "?"
             } else if caught(c, name) {
@@ -229,22 +405,58 @@ pub fn write_matrix(audit: &Audit, out: &mut dyn Write) -> std::io::Result<()> {
         }
         writeln!(out)?;
     }
-    writeln!(out)?;
-    for (i, c) in mutants.iter().enumerate() {
-        let n = audit.scenarios.iter().filter(|(s, _)| caught(c, s)).count();
+    let name_width = audit
+        .columns
+        .iter()
+        .map(|c| c.name.len())
+        .max()
+        .unwrap_or(0)
+        .max(24);
+    let total = audit.scenarios.len();
+    if !alternatives.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "Correct alternatives, which must pass every scenario:")?;
+        for (i, c) in alternatives.iter().enumerate() {
+            let passed = audit
+                .scenarios
+                .iter()
+                .filter(|(s, _)| !caught(c, s))
+                .count();
+            writeln!(
+                out,
+                "{:>3}. {:<name_width$} passes {passed:>2} of {total}: {}",
+                letter(i),
+                c.name,
+                c.title
+            )?;
+        }
+    }
+    if !mutants.is_empty() {
+        writeln!(out)?;
         writeln!(
             out,
-            "{:>3}. {:<24} caught by {n:>2}: {}",
+            "Mutants, each to be caught by two scenarios or more (or to say why one is enough):"
+        )?;
+    }
+    for (i, c) in mutants.iter().enumerate() {
+        let n = audit.scenarios.iter().filter(|(s, _)| caught(c, s)).count();
+        write!(
+            out,
+            "{:>3}. {:<name_width$} caught by {n:>2}: {}",
             i + 1,
             c.name,
             c.title
         )?;
+        match &c.caught_once_because {
+            Some(why) => writeln!(out, " (one is enough: {why})")?,
+            None => writeln!(out)?,
+        }
     }
     writeln!(out)?;
     if audit.problems.is_empty() {
         writeln!(
             out,
-            "Audit passed: the reference passes every scenario, every mutant is caught, every scenario catches something, and no verdict changed between runs."
+            "Audit passed: the reference and every correct alternative pass every scenario, every mutant is caught by two scenarios or more (or says why one is enough), every scenario catches something, and no verdict changed between runs."
         )?;
     } else {
         writeln!(out, "Audit failed:")?;

@@ -8,6 +8,7 @@
 //! writes the result. Each command lives in [`commands`]. Nothing here prints directly or
 //! exits the process.
 
+pub mod alternatives;
 pub mod audit;
 pub mod batch_build;
 pub mod build;
