@@ -174,12 +174,18 @@ fn run_pool(
     opts: &RunOptions,
     runs: usize,
 ) -> Result<Vec<(Job, Status)>, Error> {
+    // Scenario by scenario across the columns, so the few columns whose requests get
+    // stuck spread their waiting over the whole audit instead of filling every worker.
     let mut jobs: Vec<Job> = Vec::new();
     for _ in 0..runs {
-        for (c, harness) in harnesses.iter().enumerate() {
-            if harness.is_some() {
-                jobs.extend((0..selection.scenarios.len()).map(|s| (c, s)));
-            }
+        for s in 0..selection.scenarios.len() {
+            jobs.extend(
+                harnesses
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, h)| h.is_some())
+                    .map(|(c, _)| (c, s)),
+            );
         }
     }
     let next = AtomicUsize::new(0);
@@ -471,10 +477,11 @@ pub fn write_matrix(audit: &Audit, out: &mut dyn Write) -> std::io::Result<()> {
 mod tests {
     use super::*;
 
-    fn column(name: &str, failed: &[&str], scenarios: &[&str]) -> Column {
+    fn column(name: &str, role: Role, failed: &[&str], scenarios: &[&str]) -> Column {
         Column {
             name: name.into(),
             title: format!("{name} title"),
+            role,
             runs: scenarios
                 .iter()
                 .map(|s| {
@@ -487,30 +494,38 @@ mod tests {
                 })
                 .collect(),
             compile_errors: None,
+            caught_once_because: None,
         }
     }
 
-    fn mutant(name: &str, caught_by: &[&str]) -> Mutant {
+    fn mutant(name: &str, caught_by: &[&str], once: Option<&str>) -> Mutant {
         Mutant {
             format_version: 1,
             name: name.into(),
             title: format!("{name} title"),
             mistake: String::new(),
             caught_by: caught_by.iter().map(|s| (*s).to_owned()).collect(),
+            caught_once_because: once.map(str::to_owned),
             edits: Vec::new(),
         }
     }
 
+    fn scenarios(names: &[&str]) -> Vec<(String, bool)> {
+        names.iter().map(|n| ((*n).to_owned(), false)).collect()
+    }
+
     #[test]
     fn a_scenario_that_stopped_catching_its_mutant_is_named() {
-        let names = ["sharp", "weakened"];
-        let scenarios: Vec<(String, bool)> =
-            names.iter().map(|n| ((*n).to_owned(), false)).collect();
+        let names = ["sharp", "weakened", "other"];
         let columns = [
-            column("reference", &[], &names),
-            column("m1", &["sharp"], &names),
+            column("reference", Role::Reference, &[], &names),
+            column("m1", Role::Mutant, &["sharp", "other"], &names),
         ];
-        let problems = findings(&scenarios, &columns, &[mutant("m1", &["weakened"])]);
+        let problems = findings(
+            &scenarios(&names),
+            &columns,
+            &[mutant("m1", &["weakened"], None)],
+        );
         assert_eq!(
             problems,
             [
@@ -522,16 +537,70 @@ mod tests {
 
     #[test]
     fn a_verdict_that_changes_between_runs_is_flaky() {
-        let names = ["racy"];
-        let scenarios = vec![("racy".to_owned(), false)];
-        let mut m1 = column("m1", &["racy"], &names);
+        let names = ["racy", "steady"];
+        let mut m1 = column("m1", Role::Mutant, &["racy", "steady"], &names);
         m1.runs
             .insert("racy".into(), vec![Status::Failed, Status::Passed]);
-        let columns = [column("reference", &[], &names), m1];
-        let problems = findings(&scenarios, &columns, &[mutant("m1", &["racy"])]);
+        let columns = [column("reference", Role::Reference, &[], &names), m1];
+        let problems = findings(
+            &scenarios(&names),
+            &columns,
+            &[mutant("m1", &["racy"], None)],
+        );
         assert_eq!(
             problems,
             ["racy is flaky on m1: its runs gave failed, passed"]
         );
+    }
+
+    #[test]
+    fn a_correct_alternative_that_loses_a_point_fails_the_audit() {
+        let names = ["strict", "fair"];
+        let columns = [
+            column("reference", Role::Reference, &[], &names),
+            column("rwlock", Role::Alternative, &["strict"], &names),
+            column("m1", Role::Mutant, &["strict", "fair"], &names),
+        ];
+        let problems = findings(
+            &scenarios(&names),
+            &columns,
+            &[mutant("m1", &["strict", "fair"], None)],
+        );
+        assert_eq!(
+            problems,
+            [
+                "the correct alternative rwlock (rwlock title) fails strict: the scenario asks for more than the rules, or the alternative has a bug"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_mutant_caught_once_must_say_why_that_is_enough() {
+        let names = ["only", "other"];
+        let columns = [
+            column("reference", Role::Reference, &[], &names),
+            column("once", Role::Mutant, &["only"], &names),
+            column("explained", Role::Mutant, &["only"], &names),
+            column("twice", Role::Mutant, &["only", "other"], &names),
+        ];
+        let mutants = [
+            mutant("once", &["only"], None),
+            mutant("explained", &["only"], Some("it needs one exact setting")),
+            mutant("twice", &["only"], Some("stale")),
+        ];
+        let problems = findings(&scenarios(&names), &columns, &mutants);
+        assert_eq!(
+            problems,
+            [
+                "mutant once (once title) is caught by only alone: add a second scenario that catches it, or say in its file why one is enough (caught_once_because)",
+                "mutant twice is caught by 2 scenarios, but its file says why one is enough: remove caught_once_because",
+            ]
+        );
+    }
+
+    #[test]
+    fn alternatives_are_lettered_past_z() {
+        let labels: Vec<String> = [0, 1, 25, 26, 27, 52].iter().map(|i| letter(*i)).collect();
+        assert_eq!(labels, ["a", "b", "z", "aa", "ab", "ba"]);
     }
 }

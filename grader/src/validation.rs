@@ -4,9 +4,10 @@
 //! Every file is read in full and every problem is collected, each placed at its line and
 //! column, so one run lists everything to fix. A lab is checked as a whole: its manifest,
 //! each scenario file in `scenarios/` and `hidden/` (see [`crate::scenario::validate`]),
-//! names unique across both folders, points that add up to `total_points`, and each
-//! mutant in `mutants/`: it parses, names scenarios that exist, and its edits still apply
-//! to the reference solution.
+//! names unique across both folders, points that add up to `total_points`, each mutant
+//! in `mutants/` (it parses, names scenarios that exist, and its edits still apply to the
+//! reference solution), and each correct alternative in `alternatives/` (see
+//! [`crate::alternatives`]).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -31,6 +32,8 @@ pub struct Counts {
     pub points: u32,
     /// Mutant files.
     pub mutants: usize,
+    /// Folders of correct alternatives.
+    pub alternatives: usize,
     /// Whether the lab has instructor material (`hidden/` or `mutants/`); a student
     /// edition has neither.
     pub instructor_edition: bool,
@@ -52,11 +55,11 @@ pub struct LabReport {
 
 impl LabReport {
     /// The one-line summary: `lab4: 34 scenarios (31 visible, 3 hidden), 142 points, 17
-    /// mutants: all valid`, or the number of problems.
+    /// mutants, 5 alternatives: all valid`, or the number of problems.
     pub fn summary(&self) -> String {
         let c = &self.counts;
         let mut text = format!(
-            "{}: {} scenario{} ({} visible, {} hidden), {} points, {} mutant{}",
+            "{}: {} scenario{} ({} visible, {} hidden), {} points, {} mutant{}, {} alternative{}",
             self.name,
             c.visible + c.hidden,
             plural(c.visible + c.hidden),
@@ -65,6 +68,8 @@ impl LabReport {
             c.points,
             c.mutants,
             plural(c.mutants),
+            c.alternatives,
+            plural(c.alternatives),
         );
         match self.problems.len() + usize::from(self.points.is_some()) {
             0 => text.push_str(": all valid"),
@@ -171,11 +176,13 @@ pub fn lab(lab: &Lab) -> LabReport {
     problems.extend(duplicates(lab, &loaded.scenarios, &[]));
     let mutants_dir = crate::mutants::dir(lab);
     let mutant_files = json_files(&mutants_dir);
+    let alternatives = crate::alternatives::folders(lab);
     let counts = Counts {
         visible: visible_files.len(),
         hidden: hidden_files.len(),
         points: loaded.scenarios.iter().map(|s| s.points).sum(),
         mutants: mutant_files.len(),
+        alternatives: alternatives.len(),
         instructor_edition: lab.hidden_dir().is_dir() || mutants_dir.is_dir(),
     };
     if visible_files.is_empty() {
@@ -210,6 +217,11 @@ pub fn lab(lab: &Lab) -> LabReport {
             } else {
                 mutant_names.insert(name, shown);
             }
+        }
+    }
+    for folder in &alternatives {
+        if let Err(mut found) = crate::alternatives::read(lab, folder) {
+            problems.append(&mut found);
         }
     }
     LabReport {
@@ -444,6 +456,29 @@ pub fn mutant(
                     ),
                 )
                 .help("remove \"smoke\": true from the scenario, or the name from caught_by"),
+            );
+        }
+    }
+    if let Some(why) = &m.caught_once_because {
+        let at = top("caught_once_because");
+        if why.trim().is_empty() {
+            problems.push(
+                Diagnostic::at(&shown, at, "caught_once_because is empty")
+                    .help("say why one scenario catching this mutant is enough, or remove the key"),
+            );
+        } else if m.caught_by.len() > 1 {
+            problems.push(
+                Diagnostic::at(
+                    &shown,
+                    at,
+                    format!(
+                        "caught_by names {} scenarios, so caught_once_because does not apply",
+                        m.caught_by.len()
+                    ),
+                )
+                .help(
+                    "remove caught_once_because: it is for mutants that only one scenario catches",
+                ),
             );
         }
     }
