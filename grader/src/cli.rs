@@ -178,6 +178,11 @@ pub struct AuditArgs {
     #[arg(long, default_value_t = 3, value_name = "N")]
     pub runs: usize,
 
+    /// Audit only this scenario (a name, or the path of a scenario file); repeat for more.
+    /// Whether every mutant is caught twice is then not checked.
+    #[arg(long = "scenario", value_name = "NAME_OR_PATH")]
+    pub scenarios: Vec<String>,
+
     /// Output format: human (the matrix), or json.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,

@@ -305,6 +305,7 @@ fn check_edition(lab: &Lab, out: &Path, hidden: &[crate::scenario::Scenario]) ->
         .collect();
     let mut released_files = Vec::new();
     collect_files(&out, &mut released_files);
+    released_files.sort();
     for file in &released_files {
         let Ok(bytes) = std::fs::read(file) else {
             continue;

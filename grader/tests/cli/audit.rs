@@ -5,7 +5,7 @@ use crate::util::{grader, stdout};
 #[test]
 fn every_mutant_is_caught_and_the_reference_passes() {
     let output = grader()
-        .args(["audit", "lab4", "--runs", "2"])
+        .args(["audit", "lab4", "--runs", "2", "-j", "16"])
         .assert()
         .get_output()
         .clone();

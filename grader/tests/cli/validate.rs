@@ -19,7 +19,7 @@ fn the_shipped_kit_is_valid() {
     exit status: 0
     ----- stdout -----
     ----- stderr -----
-    lab4: 35 scenarios (32 visible, 3 hidden), 147 points, 19 mutants: all valid
+    lab4: 44 scenarios (37 visible, 7 hidden), 181 points, 27 mutants, 5 alternatives: all valid
     ");
 }
 
@@ -249,9 +249,9 @@ fn files_folders_and_labs() {
     ----- stdout -----
     ----- stderr -----
     labs/lab4/scenarios/tr_full_cycle.json: 1 scenario file of lab4, 6 points: all valid
-    labs/lab4/hidden: 3 scenario files of lab4, 13 points: all valid
+    labs/lab4/hidden: 7 scenario files of lab4, 27 points: all valid
     labs/lab4/mutants/many_trials.json: 1 mutant of lab4: all valid
-    lab4: 35 scenarios (32 visible, 3 hidden), 147 points, 19 mutants: all valid
+    lab4: 44 scenarios (37 visible, 7 hidden), 181 points, 27 mutants, 5 alternatives: all valid
     ");
 }
 
