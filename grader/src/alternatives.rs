@@ -126,17 +126,20 @@ pub fn read(lab: &Lab, folder: &Path) -> Result<Alternative, Vec<Diagnostic>> {
         let path = folder.join(rel);
         match std::fs::read_to_string(&path) {
             Ok(text) => files.push(((*rel).to_owned(), text)),
-            Err(e) => problems.push(
-                Diagnostic::file(&shown_dir.join(rel), format!("cannot read it: {e}")).help(
-                    format!(
-                        "an alternative holds every student file: {}",
-                        expected.join(", ")
-                    ),
-                ),
-            ),
+            Err(e) => {
+                let what = if path.exists() {
+                    format!("cannot read it: {e}")
+                } else {
+                    "this student file is missing".to_owned()
+                };
+                problems.push(Diagnostic::file(&shown_dir.join(rel), what).help(format!(
+                    "an alternative holds every student file: {}",
+                    expected.join(", ")
+                )));
+            }
         }
     }
-    for extra in files_under(folder) {
+    for extra in crate::materialize::source_files(folder).unwrap_or_default() {
         let rel = extra.to_string_lossy().replace('\\', "/");
         if rel != FILE_NAME && !expected.contains(&rel.as_str()) {
             problems.push(
@@ -207,24 +210,6 @@ fn meta_problems(meta: &Meta, text: &str, shown: &Path, folder: &Path) -> Vec<Di
         }
     }
     problems
-}
-
-/// Every file under `dir`, relative to it, sorted.
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if let Ok(rel) = path.strip_prefix(dir) {
-                out.push(rel.to_path_buf());
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 /// The alternative as a crate to build: the pristine student crate with its files put

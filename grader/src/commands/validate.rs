@@ -105,17 +105,7 @@ fn check(item: Item) -> (Vec<Diagnostic>, String) {
         }
         Item::Mutants { lab, files, shown } => {
             let problems = validation::mutant_files(&lab, &files);
-            let n = files.len();
-            let what = format!(
-                "{shown}: {n} mutant{} of {}",
-                if n == 1 { "" } else { "s" },
-                lab.manifest.name
-            );
-            let summary = if problems.is_empty() {
-                format!("{what}: all valid")
-            } else {
-                format!("{what}: {}", count(problems.len()))
-            };
+            let summary = summary_of(&shown, files.len(), "mutant", &lab, &problems);
             (problems, summary)
         }
         Item::Alternatives {
@@ -128,23 +118,27 @@ fn check(item: Item) -> (Vec<Diagnostic>, String) {
                 .filter_map(|f| crate::alternatives::read(&lab, f).err())
                 .flatten()
                 .collect();
-            let n = folders.len();
-            let what = format!(
-                "{shown}: {n} alternative{} of {}",
-                if n == 1 { "" } else { "s" },
-                lab.manifest.name
-            );
-            let summary = if problems.is_empty() {
-                format!("{what}: all valid")
-            } else {
-                format!("{what}: {}", count(problems.len()))
-            };
+            let summary = summary_of(&shown, folders.len(), "alternative", &lab, &problems);
             (problems, summary)
         }
         Item::Broken(name, problems) => {
             let summary = format!("{name}: {}", count(problems.len()));
             (problems, summary)
         }
+    }
+}
+
+/// `SHOWN: N KINDs of LAB: all valid`, or the number of problems.
+fn summary_of(shown: &str, n: usize, kind: &str, lab: &Lab, problems: &[Diagnostic]) -> String {
+    let what = format!(
+        "{shown}: {n} {kind}{} of {}",
+        if n == 1 { "" } else { "s" },
+        lab.manifest.name
+    );
+    if problems.is_empty() {
+        format!("{what}: all valid")
+    } else {
+        format!("{what}: {}", count(problems.len()))
     }
 }
 

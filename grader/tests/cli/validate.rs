@@ -85,6 +85,33 @@ fn a_mutant_caught_by_an_unknown_scenario() {
     insta::assert_snapshot!(validate_with_mutant("unknown_caught_by.json"));
 }
 
+#[test]
+fn a_mutant_that_says_why_one_scenario_is_enough_while_naming_two() {
+    insta::assert_snapshot!(validate_with_mutant("stale_reason.json"));
+}
+
+/// An alternative whose name is not its folder's, that misses student files and holds
+/// one the grader would not grade.
+#[test]
+fn a_broken_alternative() {
+    let text = validate_changed(|kit| {
+        let dir = kit.join("labs/lab4/alternatives/misnamed");
+        std::fs::create_dir_all(dir.join("src")).expect("create");
+        std::fs::write(
+            dir.join("alternative.json"),
+            "{\"format_version\": 1, \"name\": \"other\", \"title\": \"A design\", \"design\": \"\"}\n",
+        )
+        .expect("write");
+        std::fs::copy(
+            kit.join("labs/lab4/alternatives/phase_enum/src/breaker.rs"),
+            dir.join("src/breaker.rs"),
+        )
+        .expect("copy");
+        std::fs::write(dir.join("src/notes.txt"), "ideas\n").expect("write");
+    });
+    insta::assert_snapshot!(text);
+}
+
 /// Runs `grader validate lab4` in a scratch kit after `change` edited it.
 fn validate_changed(change: impl FnOnce(&Path)) -> String {
     let scratch = scratch_kit(&["Cargo.toml", "labs", "solutions/lab4/src"]);
