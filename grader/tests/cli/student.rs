@@ -3,7 +3,7 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
-use crate::util::{grader, kit, scratch_kit, stdout};
+use crate::util::{copy_kit_paths, grader, kit, stdout, test_dir};
 
 #[test]
 fn list_shows_every_scenario_with_category_points_and_visibility() {
@@ -30,25 +30,33 @@ fn explain_says_what_a_scenario_does_in_words() {
 /// Starts `grader watch` on a scratch copy of the kit, waits for the first report of the
 /// skeleton, saves the reference's files into the student crate, and checks that the
 /// second report shows the new total and what changed.
+///
+/// The copy always sits at the same place, with its build folder kept in the test's
+/// `cache/` (see `util::test_dir`), so only the first run on a machine compiles the
+/// dependencies.
 #[test]
 fn watch_grades_again_when_a_file_is_saved() {
-    let scratch = scratch_kit(&[
-        "Cargo.toml",
-        "Cargo.lock",
-        "crates",
-        "fixtures",
-        "grader/harness",
-        "grader/protocol",
-        "solutions",
-        "labs/lab4/lab.json",
-        "labs/lab4/scenarios",
-    ]);
-    let work = tempfile::tempdir().expect("a work folder");
+    let root = test_dir("student-watch");
+    let scratch = root.join("kit");
+    copy_kit_paths(
+        &scratch,
+        &[
+            "Cargo.toml",
+            "Cargo.lock",
+            "crates",
+            "fixtures",
+            "grader/harness",
+            "grader/protocol",
+            "solutions",
+            "labs/lab4/lab.json",
+            "labs/lab4/scenarios",
+        ],
+    );
     let mut child = Command::new(env!("CARGO_BIN_EXE_grader"))
         .args(["watch", "lab4", "--max-runs", "2"])
-        .current_dir(scratch.path())
+        .current_dir(&scratch)
         .env("NO_COLOR", "1")
-        .env("GRADER_WORK_DIR", work.path())
+        .env("GRADER_WORK_DIR", root.join("cache/work"))
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -72,7 +80,7 @@ fn watch_grades_again_when_a_file_is_saved() {
     for file in ["breaker.rs", "bulkhead.rs", "relay.rs"] {
         std::fs::copy(
             kit().join("solutions/lab4/src").join(file),
-            scratch.path().join("crates/relay_base/src").join(file),
+            scratch.join("crates/relay_base/src").join(file),
         )
         .expect("save a file");
     }
