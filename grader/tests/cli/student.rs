@@ -3,7 +3,7 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
-use crate::util::{copy_kit_paths, grader, kit, stdout, test_dir};
+use crate::util::{grader, kit, stdout};
 
 #[test]
 fn list_shows_every_scenario_with_category_points_and_visibility() {
@@ -30,15 +30,12 @@ fn explain_says_what_a_scenario_does_in_words() {
 /// Starts `grader watch` on a scratch copy of the kit, waits for the first report of the
 /// skeleton, saves the reference's files into the student crate, and checks that the
 /// second report shows the new total and what changed.
-///
-/// The copy always sits at the same place, with its build folder kept in the test's
-/// `cache/` (see `util::test_dir`), so only the first run on a machine compiles the
-/// dependencies.
 #[test]
 fn watch_grades_again_when_a_file_is_saved() {
-    let root = test_dir("student-watch");
+    // A kit and work folder at the same place every run, so its builds are reused.
+    let root = crate::util::test_dir("watch");
     let scratch = root.join("kit");
-    copy_kit_paths(
+    crate::util::copy_kit_paths(
         &scratch,
         &[
             "Cargo.toml",
@@ -46,17 +43,27 @@ fn watch_grades_again_when_a_file_is_saved() {
             "crates",
             "fixtures",
             "grader/harness",
+            "grader/lab",
             "grader/protocol",
             "solutions",
             "labs/lab4/lab.json",
             "labs/lab4/scenarios",
+            "labs/lab4/harness",
         ],
     );
+    let work = root.join("cache/work");
+    // The test saves other files into the student crate: the skeleton's must be newer
+    // than that build, or cargo would take the cached one for them.
+    for file in ["breaker.rs", "bulkhead.rs", "relay.rs"] {
+        let path = scratch.join("crates/relay_base/src").join(file);
+        let text = std::fs::read(&path).expect("read a skeleton file");
+        std::fs::write(&path, text).expect("write it again, with a new time");
+    }
     let mut child = Command::new(env!("CARGO_BIN_EXE_grader"))
         .args(["watch", "lab4", "--max-runs", "2"])
         .current_dir(&scratch)
         .env("NO_COLOR", "1")
-        .env("GRADER_WORK_DIR", root.join("cache/work"))
+        .env("GRADER_WORK_DIR", &work)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -97,4 +104,26 @@ fn watch_grades_again_when_a_file_is_saved() {
         text.contains("Total: 154/154 points, 37 of 37 scenarios passed"),
         "{text}"
     );
+}
+
+#[test]
+fn list_without_a_lab_lists_the_labs() {
+    let output = grader()
+        .args(["list"])
+        .assert()
+        .code(0)
+        .get_output()
+        .clone();
+    let text = stdout(&output);
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("lab4 "))
+        .unwrap_or_else(|| panic!("no row for lab4:\n{text}"));
+    let words: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(
+        words[1..5].join(" "),
+        "Circuit breaker and bulkhead",
+        "{row}"
+    );
+    assert_eq!(words[words.len() - 1], "181", "{row}");
 }
