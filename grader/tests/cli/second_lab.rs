@@ -6,8 +6,8 @@
 //! calls `echo`), its own observation and words. Its harness crate, student crate and
 //! reference are written into a kit of their own; the grader is run in this process with
 //! a registry that knows only echo, and every command works on it: validate, check (the
-//! reference, the skeleton, a submission), explain, list, audit (with a mutant and a correct alternative), grade
-//! and release.
+//! reference, the skeleton, a submission), explain, list, audit (with a mutant and a
+//! correct alternative), grade and release.
 
 use std::path::{Path, PathBuf};
 
