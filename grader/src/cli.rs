@@ -189,6 +189,11 @@ pub struct AuditArgs {
     #[arg(long = "mutant", value_name = "NAME")]
     pub mutants: Vec<String>,
 
+    /// Audit only this scenario (a name, or the path of a scenario file); repeat for more.
+    /// Whether every mutant is caught twice is then not checked.
+    #[arg(long = "scenario", value_name = "NAME_OR_PATH")]
+    pub scenarios: Vec<String>,
+
     /// Output format: human (the matrix), or json.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,

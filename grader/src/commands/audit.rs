@@ -28,7 +28,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: AuditArgs) -> Result<u8, Error> {
     if !validated.problems.is_empty() {
         return Err(validation::refusal(&validated.problems, "audited"));
     }
-    let selection = super::with_limits(grade::select(&lab, true, &[])?, &args.run);
+    let selection = super::with_limits(grade::select(&lab, true, &args.scenarios)?, &args.run);
     let opts = run_options(&lab, &args.run, false)?;
     let audit = audit::audit(&lab, &selection, &opts, args.runs, &args.mutants, ctx.err)?;
     match args.format {

@@ -30,6 +30,13 @@ use crate::run::plan;
 use crate::run::runner::{self, Limits};
 use crate::scenario::Scenario;
 
+/// How many times the lab's wall-clock limit a race run may take. The explorer ends a
+/// stuck schedule itself (every task blocked is a deadlock, too many steps a busy loop)
+/// and the CPU limit ends a loop that never touches a lock, so the wall clock is only the
+/// last safety net here: loose, so that a loaded machine (an audit running many
+/// scenarios at once) cannot turn a verdict into a timeout.
+const WALL_CLOCK_FACTOR: u64 = 4;
+
 /// What race scenarios need from the lab.
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -63,6 +70,7 @@ pub fn run_one(
             ));
         }
     };
+    let timeout_ms = opts.timeout_ms.saturating_mul(WALL_CLOCK_FACTOR);
     let explore = |only: Option<u64>| {
         let mut plan = plan(scenario, opts);
         plan.race = Some(RacePlan {
@@ -72,13 +80,7 @@ pub fn run_one(
             max_steps: settings.max_steps,
             only,
         });
-        runner::run(
-            exe,
-            plan,
-            Duration::from_millis(opts.timeout_ms),
-            *limits,
-            false,
-        )
+        runner::run(exe, plan, Duration::from_millis(timeout_ms), *limits, false)
     };
     let run = explore(opts.schedule)?;
     let shown = |p: &str| subject.shown(p);
@@ -86,7 +88,7 @@ pub fn run_one(
         scenario,
         crate_dir: &subject.crate_dir,
         lab,
-        timeout_ms: opts.timeout_ms,
+        timeout_ms,
         shown: &shown,
     };
     let mut judged = judge_race(&context, &run);

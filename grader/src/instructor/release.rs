@@ -11,8 +11,9 @@
 //!   `build.rs`, `README.md` and `src/`; the lab's student crate whole;
 //! - from the lab folder: `lab.json`, `README.md`, the scenario schema and `scenarios/`.
 //!
-//! So the reference solution, `hidden/`, `mutants/`, the instructors' documentation and
-//! the grader's own test suite (which grades the reference and the mutants) stay out.
+//! So the reference solution, `hidden/`, `mutants/`, `alternatives/` (correct solutions
+//! written differently from the reference), the instructors' documentation and the
+//! grader's own test suite (which grades all of those) stay out.
 //! Before writing, the lab must validate; after writing, the edition is checked again:
 //! its lab must validate, no file may be a copy of a solution file, and no file may name a
 //! hidden scenario.
@@ -170,7 +171,12 @@ fn write(lab: &Lab, out: &Path, report: &validation::LabReport) -> Result<Releas
     let hidden: Vec<_> = validation::load_scenarios(lab, &lab.scenario_files()?.hidden).scenarios;
     let hidden_points: u32 = hidden.iter().map(|s| s.points).sum();
     let readme = std::fs::read_to_string(kit.join("README.md")).unwrap_or_default();
-    let note = edition_note(lab, hidden.len(), hidden_points, report.counts.mutants);
+    let note = edition_note(
+        lab,
+        hidden.len(),
+        hidden_points,
+        report.counts.mutants + report.counts.alternatives,
+    );
     put(
         &out.join("README.md"),
         &format!(
@@ -194,8 +200,9 @@ fn write(lab: &Lab, out: &Path, report: &validation::LabReport) -> Result<Releas
     })
 }
 
-/// The note appended to the edition's README, wrapped like the rest of it.
-fn edition_note(lab: &Lab, hidden: usize, hidden_points: u32, mutants: usize) -> String {
+/// The note appended to the edition's README, wrapped like the rest of it; `checks` is
+/// how many mutants and correct alternatives the lab has.
+fn edition_note(lab: &Lab, hidden: usize, hidden_points: u32, checks: usize) -> String {
     let name = &lab.manifest.name;
     let mut left_out = vec![format!(
         "the reference solution (`{}`);",
@@ -207,14 +214,14 @@ fn edition_note(lab: &Lab, hidden: usize, hidden_points: u32, mutants: usize) ->
             if hidden == 1 { "" } else { "s" }
         ));
     }
-    if mutants > 0 {
+    if checks > 0 {
         left_out.push(
-            "the known-wrong variants of the reference that check the scenarios (`grader audit`);"
+            "the known-wrong variants of the reference and the correct solutions written differently from it, which check the scenarios (`grader audit`);"
                 .to_owned(),
         );
     }
     left_out.push(
-        "the instructors' documentation, and the grader's own test suite (`grader/tests/`), which grades the reference solution and those variants."
+        "the instructors' documentation, and the grader's own test suite (`grader/tests/`), which grades the reference solution and those other solutions."
             .to_owned(),
     );
     let mut text = String::from("## About this edition\n\n");

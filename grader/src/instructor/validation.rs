@@ -4,9 +4,10 @@
 //! Every file is read in full and every problem is collected, each placed at its line and
 //! column, so one run lists everything to fix. A lab is checked as a whole: its manifest,
 //! each scenario file in `scenarios/` and `hidden/` (see [`crate::scenario::validate`]),
-//! names unique across both folders, points that add up to `total_points`, and each
-//! mutant in `mutants/`: it parses, names scenarios that exist, and its edits still apply
-//! to the reference solution.
+//! names unique across both folders, points that add up to `total_points`, each mutant
+//! in `mutants/` (it parses, names scenarios that exist, and its edits still apply to the
+//! reference solution), and each correct alternative in `alternatives/` (see
+//! [`crate::instructor::alternatives`]).
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -29,6 +30,8 @@ pub struct Counts {
     pub points: u32,
     /// Mutant files.
     pub mutants: usize,
+    /// Folders of correct alternatives.
+    pub alternatives: usize,
     /// Whether the lab has instructor material (`hidden/` or `mutants/`); a student
     /// edition has neither.
     pub instructor_edition: bool,
@@ -50,11 +53,11 @@ pub struct LabReport {
 
 impl LabReport {
     /// The one-line summary: `lab4: 34 scenarios (31 visible, 3 hidden), 142 points, 17
-    /// mutants: all valid`, or the number of problems.
+    /// mutants, 5 alternatives: all valid`, or the number of problems.
     pub fn summary(&self) -> String {
         let c = &self.counts;
         let mut text = format!(
-            "{}: {} scenario{} ({} visible, {} hidden), {} points, {} mutant{}",
+            "{}: {} scenario{} ({} visible, {} hidden), {} points, {} mutant{}, {} alternative{}",
             self.name,
             c.visible + c.hidden,
             plural(c.visible + c.hidden),
@@ -63,6 +66,8 @@ impl LabReport {
             c.points,
             c.mutants,
             plural(c.mutants),
+            c.alternatives,
+            plural(c.alternatives),
         );
         match self.problems.len() + usize::from(self.points.is_some()) {
             0 => text.push_str(": all valid"),
@@ -146,8 +151,9 @@ pub fn load_scenarios(lab: &Lab, paths: &[PathBuf]) -> Loaded {
     loaded
 }
 
-/// Checks a whole lab: manifest, scenarios, hidden scenarios, points and mutants. `Err`
-/// when its folders cannot be read or it has no scenarios: a broken lab.
+/// Checks a whole lab: manifest, scenarios, hidden scenarios, points, mutants and
+/// alternatives. `Err` when its folders cannot be read or it has no scenarios: a broken
+/// lab.
 pub fn lab(lab: &Lab) -> Result<LabReport, Error> {
     let mut problems = manifest_problems(lab);
     let files = lab.scenario_files()?;
@@ -159,11 +165,13 @@ pub fn lab(lab: &Lab) -> Result<LabReport, Error> {
     problems.extend(duplicates(lab, &loaded.scenarios, &[]));
     let mutants_dir = crate::instructor::mutants::dir(lab);
     let mutant_files = lab.mutant_files()?;
+    let alternatives = lab.alternative_folders()?;
     let counts = Counts {
         visible: visible_files.len(),
         hidden: hidden_files.len(),
         points: loaded.scenarios.iter().map(|s| s.points).sum(),
         mutants: mutant_files.len(),
+        alternatives: alternatives.len(),
         instructor_edition: files.has_hidden || mutants_dir.is_dir(),
     };
     let points = if files_ok {
@@ -191,6 +199,11 @@ pub fn lab(lab: &Lab) -> Result<LabReport, Error> {
             } else {
                 mutant_names.insert(name, shown);
             }
+        }
+    }
+    for folder in &alternatives {
+        if let Err(mut found) = crate::instructor::alternatives::read(lab, folder) {
+            problems.append(&mut found);
         }
     }
     Ok(LabReport {

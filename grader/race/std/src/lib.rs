@@ -13,6 +13,8 @@
 //! - [`thread`]: threads are the runtime's tasks; `sleep` and `yield_now` only let others run.
 //! - [`hint::spin_loop`] lets others run.
 //!
+//! The race driver's own bookkeeping uses [`quiet`] locks, which the explorer does not see.
+//!
 //! Locks and atomics also write to a [`trace`] of the running schedule: who took which lock
 //! where, what an atomic held before and after, and which locks each thread holds now.
 //! The race driver reads it to check its properties and to tell the story of a failing
@@ -26,6 +28,7 @@
 pub use ::std::*;
 
 pub mod hint;
+pub mod quiet;
 pub mod sync;
 pub mod thread;
 pub mod trace;

@@ -80,6 +80,21 @@ pub enum What {
     },
 }
 
+impl What {
+    /// The lock, condition variable or atomic it is about; `None` for a note.
+    pub fn object(&self) -> Option<&Object> {
+        match self {
+            What::Acquire(o, _)
+            | What::Acquired(o, _)
+            | What::Released(o, _)
+            | What::TryFailed(o) => Some(o),
+            What::Waits { condvar, .. } | What::Notifies { condvar, .. } => Some(condvar),
+            What::Atomic { object, .. } => Some(object),
+            What::Note { .. } => None,
+        }
+    }
+}
+
 /// One entry of the record.
 #[derive(Debug)]
 pub struct Event {
@@ -89,7 +104,7 @@ pub struct Event {
     pub what: What,
     /// The caller's place in the source.
     pub at: &'static Location<'static>,
-    /// The whole call stack, when [`start`] asked for stacks.
+    /// The whole call stack, when [`start`] asked for this object's stacks.
     pub stack: Option<Backtrace>,
 }
 
@@ -109,7 +124,8 @@ pub struct Held {
 #[derive(Default)]
 struct Record {
     on: bool,
-    stacks: bool,
+    /// The objects whose events keep their call stack, when the record is the detailed one.
+    stacks: Option<fn(&Object) -> bool>,
     events: Vec<Event>,
     held: Vec<Held>,
 }
@@ -118,9 +134,11 @@ thread_local! {
     static RECORD: RefCell<Record> = RefCell::new(Record::default());
 }
 
-/// Starts a fresh record; with `stacks`, every event also keeps its call stack, and every
-/// atomic operation the values it saw (slower: for replaying one schedule to explain it).
-pub fn start(stacks: bool) {
+/// Starts a fresh record. With `stacks`, the detailed one (slower: for replaying one
+/// schedule to explain it): every event, every atomic operation with the values it saw,
+/// and the call stack of each event on an object `stacks` says yes to (capturing a stack
+/// is most of the cost, so only those a story may tell).
+pub fn start(stacks: Option<fn(&Object) -> bool>) {
     RECORD.with_borrow_mut(|r| {
         *r = Record {
             on: true,
@@ -147,7 +165,7 @@ pub fn recording() -> bool {
 /// Whether the record is the detailed one (call stacks, atomics' values): the one that
 /// explains a schedule, rather than the one that explores.
 pub fn detailed() -> bool {
-    RECORD.with_borrow(|r| r.on && r.stacks)
+    RECORD.with_borrow(|r| r.on && r.stacks.is_some())
 }
 
 /// How many events the record holds so far.
@@ -202,10 +220,13 @@ pub(crate) fn record(what: What, at: &'static Location<'static>) {
             what,
             What::Note { .. } | What::Acquired(..) | What::Atomic { .. }
         );
-        if !r.stacks && !watched {
+        if r.stacks.is_none() && !watched {
             return;
         }
-        let stack = r.stacks.then(Backtrace::force_capture);
+        let stack = r
+            .stacks
+            .is_some_and(|wanted| what.object().is_some_and(wanted))
+            .then(Backtrace::force_capture);
         r.events.push(Event {
             task: me(),
             what,

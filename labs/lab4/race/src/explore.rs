@@ -158,7 +158,9 @@ fn schedule(plan: &Plan, build: BuildRelay) {
     let (index, stacks) = PROGRESS.with_borrow(|p| (p.index, p.stacks_on == Some(p.index)));
     monitor::reset();
     let _ = output::take();
-    trace::start(stacks);
+    // A story tells only the locks and atomics of the code under test: only theirs need
+    // the stack that names the function that took them.
+    trace::start(stacks.then_some(|o: &trace::Object| !story::kit_made(o)));
     world::run(plan, build);
     let events = output::take();
     let record = trace::finish();

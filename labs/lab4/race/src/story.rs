@@ -115,15 +115,15 @@ pub fn tell(events: &[Event], until: Option<usize>) -> (Vec<TraceEvent>, Option<
     let told = events[start..end]
         .iter()
         .map(|e| {
-            let (what, object, text) = match &e.what {
-                What::Acquire(o, mode) => ("acquire", Some(object(o)), mode_text(*mode)),
-                What::Acquired(o, mode) => ("acquired", Some(object(o)), mode_text(*mode)),
-                What::Released(o, mode) => ("released", Some(object(o)), mode_text(*mode)),
-                What::TryFailed(o) => ("try_failed", Some(object(o)), String::new()),
-                What::Waits { condvar, .. } => ("waits", Some(object(condvar)), String::new()),
+            let (what, raw, text) = match &e.what {
+                What::Acquire(o, mode) => ("acquire", Some(o), mode_text(*mode)),
+                What::Acquired(o, mode) => ("acquired", Some(o), mode_text(*mode)),
+                What::Released(o, mode) => ("released", Some(o), mode_text(*mode)),
+                What::TryFailed(o) => ("try_failed", Some(o), String::new()),
+                What::Waits { condvar, .. } => ("waits", Some(condvar), String::new()),
                 What::Notifies { condvar, all } => (
                     "notifies",
-                    Some(object(condvar)),
+                    Some(condvar),
                     if *all { "all" } else { "one" }.to_owned(),
                 ),
                 What::Atomic {
@@ -131,22 +131,19 @@ pub fn tell(events: &[Event], until: Option<usize>) -> (Vec<TraceEvent>, Option<
                     op,
                     before,
                     after,
-                } => (
-                    "atomic",
-                    Some(object(o)),
-                    format!("{op}: {before} -> {after}"),
-                ),
-                What::Note { kind, id, text } => note(kind, *id, text),
+                } => ("atomic", Some(o), format!("{op}: {before} -> {after}")),
+                What::Note { kind, id, text } => {
+                    let (what, text) = note(kind, *id, text);
+                    (what, None, text)
+                }
             };
-            // Only a lock or an atomic needs its caller found; notes are the harness's.
-            let stack = match (&object, &e.stack) {
-                (Some(_), Some(stack)) => frames(stack),
-                _ => Vec::new(),
-            };
+            // Only a lock or an atomic of the code under test has its stack kept (see
+            // `explore::schedule`): the story tells no other.
+            let stack = e.stack.as_ref().map(frames).unwrap_or_default();
             TraceEvent {
                 who: who(&names, e.task),
                 what: what.to_owned(),
-                object,
+                object: raw.map(object),
                 at: place(e.at),
                 text,
                 stack,
@@ -159,21 +156,21 @@ pub fn tell(events: &[Event], until: Option<usize>) -> (Vec<TraceEvent>, Option<
 /// A note of the harness or of `relay_kit` as the story tells it: what a request does
 /// (`reaches core_banking`, `records OPEN -> HALF_OPEN`, `gets E904`), the markers the
 /// grader reads (`step`, `request`), or nothing to tell.
-fn note(kind: &'static str, id: u64, text: &str) -> (&'static str, Option<TraceObject>, String) {
+fn note(kind: &'static str, id: u64, text: &str) -> (&'static str, String) {
     match kind {
-        "step" => ("step", None, id.to_string()),
-        "request" => ("request", None, id.to_string()),
-        "enter" => ("does", None, format!("reaches {text}")),
-        "returned" => ("does", None, format!("gets {text}")),
+        "step" => ("step", id.to_string()),
+        "request" => ("request", id.to_string()),
+        "enter" => ("does", format!("reaches {text}")),
+        "returned" => ("does", format!("gets {text}")),
         "record" => {
             let words: Vec<&str> = text.split(' ').collect();
             let record = match words.as_slice() {
                 [_, from, to] => format!("{from} -> {to}"),
                 _ => text.to_owned(),
             };
-            ("does", None, format!("records {record}"))
+            ("does", format!("records {record}"))
         }
-        _ => ("note", None, String::new()),
+        _ => ("note", String::new()),
     }
 }
 
