@@ -56,13 +56,27 @@ pub struct RunArgs {
     #[arg(long, short = 'j', value_name = "N")]
     pub jobs: Option<usize>,
 
-    /// CPU seconds one scenario's process may use (default: the lab's).
-    #[arg(long, value_name = "SECONDS")]
+    /// CPU seconds one scenario's process may use, 1 or more (default: the lab's).
+    #[arg(long, value_name = "SECONDS", value_parser = at_least::<1>)]
     pub cpu_seconds: Option<u64>,
 
-    /// Megabytes of memory one scenario's process may map (default: the lab's).
-    #[arg(long, value_name = "MB")]
+    /// Megabytes of memory one scenario's process may map, 64 or more (default: the
+    /// lab's).
+    #[arg(long, value_name = "MB", value_parser = at_least::<{ crate::run::runner::MIN_MEMORY_MB }>)]
     pub memory_mb: Option<u64>,
+}
+
+/// A whole number of at least `MIN`, or why not.
+fn at_least<const MIN: u64>(text: &str) -> Result<u64, String> {
+    let n: u64 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a whole number"))?;
+    if n < MIN {
+        return Err(format!(
+            "{n} is too little: it must be at least {MIN}, or no scenario's process could run"
+        ));
+    }
+    Ok(n)
 }
 
 /// `grader check`.

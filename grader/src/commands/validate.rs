@@ -90,7 +90,10 @@ fn check(item: Item) -> Result<(Vec<Diagnostic>, String), Error> {
                 lab.manifest.name
             );
             let summary = if problems.is_empty() {
-                format!("{what}, {points} points: all valid")
+                format!(
+                    "{what}, {}: all valid",
+                    grader_lab::quantity(points, "point")
+                )
             } else {
                 format!("{what}: {}", count(problems.len()))
             };

@@ -7,7 +7,7 @@ use crate::diagnostic::did_you_mean;
 use crate::error::Error;
 use crate::lab::Lab;
 use crate::run::runner::Limits;
-use crate::scenario::{Scenario, load};
+use crate::scenario::{Scenario, load, names};
 
 /// The scenarios to run, how many hidden ones were left out, and the lab's limits on
 /// each scenario's process.
@@ -30,6 +30,20 @@ pub fn limits(lab: &Lab) -> Limits {
         cpu_seconds: l.cpu_seconds,
         memory_bytes: l.memory_mb.map(|mb| mb.saturating_mul(1024 * 1024)),
     }
+}
+
+/// A scenario file named by its path: checked as any of the lab's files is, and its name
+/// must not be another scenario's, or reports and mutants would mix the two up.
+fn draft(lab: &Lab, path: &Path) -> Result<Scenario, Error> {
+    let mut loaded = load::load_files(lab, &[path.to_path_buf()]).map_err(Error::Invalid)?;
+    let shown = crate::lab::kit::shown_path(&lab.kit, path);
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io("read", path, e))?;
+    let claims: Vec<_> = names::claim(&text, &shown).into_iter().collect();
+    let clashes = names::clashes(lab, &[path.to_path_buf()], &claims)?;
+    if !clashes.is_empty() {
+        return Err(Error::Invalid(clashes));
+    }
+    loaded.pop().ok_or_else(|| Error::Invalid(Vec::new()))
 }
 
 /// Loads the lab's scenarios: visible ones, plus hidden ones when `with_hidden`, narrowed
@@ -61,8 +75,7 @@ pub fn select(lab: &Lab, with_hidden: bool, only: &[String]) -> Result<Selection
             let path = Path::new(wanted);
             if wanted.ends_with(".json") && path.is_file() {
                 let abs = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
-                let mut loaded = load::load_files(lab, &[abs]).map_err(Error::Invalid)?;
-                chosen.append(&mut loaded);
+                chosen.push(draft(lab, &abs)?);
                 continue;
             }
             match scenarios.iter().find(|s| &s.name == wanted) {

@@ -6,6 +6,7 @@ use colored::Colorize;
 
 use super::{Report, ScenarioResult, Status};
 use crate::lab::Lab;
+use grader_lab::quantity;
 
 /// How much to show.
 #[derive(Clone, Copy, Debug)]
@@ -96,10 +97,10 @@ pub fn write(
     let total = format!("{}/{}", report.score, report.max_score);
     writeln!(
         out,
-        "{} {} points, {passed} of {} scenarios passed",
+        "{} {} points, {passed} of {} passed",
         "Total:".bold(),
         colour_score(&total, report.score, report.max_score).bold(),
-        report.scenarios.len()
+        quantity(report.scenarios.len() as u64, "scenario")
     )?;
     if let Some(p) = &report.provenance {
         writeln!(out, "{}", p.line().dimmed())?;
@@ -108,14 +109,15 @@ pub fn write(
     if report.hidden_not_run > 0 {
         writeln!(
             out,
-            "{} hidden scenario{} ({points} points) will also run when your submission is graded.",
-            report.hidden_not_run,
-            if report.hidden_not_run == 1 { "" } else { "s" }
+            "{} ({}) will also run when your submission is graded.",
+            quantity(report.hidden_not_run as u64, "hidden scenario"),
+            quantity(points, "point")
         )?;
     } else if points > 0 {
         writeln!(
             out,
-            "Hidden scenarios worth {points} points will also run when your submission is graded."
+            "Hidden scenarios worth {} will also run when your submission is graded.",
+            quantity(points, "point")
         )?;
     }
     Ok(())

@@ -226,7 +226,7 @@ fn check(command: &str, status: i32, o: &Output) {
     } else if command.starts_with("grader check lab4 --solution --scenario") {
         assert!(
             out(o).contains(&format!(
-                "Total: {new}/{new} points, 1 of 1 scenarios passed"
+                "Total: {new}/{new} points, 1 of 1 scenario passed"
             )),
             "{t}"
         );

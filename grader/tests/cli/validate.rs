@@ -309,3 +309,39 @@ fn a_lab_named_differently_from_its_folder() {
     });
     insta::assert_snapshot!(text);
 }
+
+/// One run lists every mistake of a file, in file order, as a compiler does: a misspelt
+/// key, a word in the wrong case, an unknown step and a value of the wrong type do not
+/// hide the mistakes after them.
+#[test]
+fn every_mistake_of_a_file_is_reported_in_one_run() {
+    let output = grader()
+        .args([
+            "validate",
+            "grader/tests/cli/bad_scenarios/many_mistakes.json",
+        ])
+        .output()
+        .expect("run the grader");
+    assert_eq!(output.status.code(), Some(2));
+    let text = String::from_utf8_lossy(&output.stderr);
+    let helps = [
+        "did you mean `state_machine`?",
+        "did you mean `hint`?",
+        "did you mean `core_banking`?",
+        "did you mean `E500`?",
+        "did you mean `expect`?",
+        "did you mean `OPEN`?",
+        "did you mean `send`?",
+    ];
+    for help in helps {
+        assert!(text.contains(help), "no `{help}` in:\n{text}");
+    }
+    assert!(text.contains("expected a whole number"), "{text}");
+    let lines: Vec<usize> = text
+        .lines()
+        .filter_map(|l| l.split(':').nth(1)?.parse().ok())
+        .collect();
+    assert!(lines.is_sorted(), "not in file order: {lines:?}\n{text}");
+    assert!(text.ends_with(": 8 problems\n"), "{text}");
+    assert!(!text.contains(" 1 outcomes") && !text.contains(" 1 scenarios"));
+}
