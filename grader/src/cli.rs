@@ -193,9 +193,14 @@ pub struct AuditArgs {
     #[arg(long, default_value_t = 3, value_name = "N")]
     pub runs: usize,
 
+    /// Audit only this scenario (a name, or the path of a scenario file, such as a draft);
+    /// repeat for more. Whether every mutant is caught at all is then not checked.
+    #[arg(long = "scenario", value_name = "NAME_OR_PATH")]
+    pub scenarios: Vec<String>,
+
     /// Output format: human (the matrix), or json.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = AuditFormat::Human)]
+    pub format: AuditFormat,
 
     /// How to run scenarios.
     #[command(flatten)]
@@ -222,6 +227,16 @@ pub enum ColorChoice {
     Always,
     /// Never.
     Never,
+}
+
+/// Formats of the audit: a matrix of scenarios and mutants has no JUnit or Gradescope
+/// form, so those are refused rather than answered with the matrix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum AuditFormat {
+    /// The matrix, for people.
+    Human,
+    /// The audit as one JSON object.
+    Json,
 }
 
 /// Report formats.

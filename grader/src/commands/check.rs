@@ -33,6 +33,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
         format: args.format,
         hints: !args.no_hints,
         verbose: args.verbose,
+        reference: args.solution,
     };
     let Some(dir) = &args.submission else {
         let selection = super::with_limits(grade::select(&lab, false, &args.scenarios)?, &args.run);
@@ -171,6 +172,8 @@ pub struct Render {
     pub hints: bool,
     /// Whole timelines and backtraces in the human format.
     pub verbose: bool,
+    /// The crate graded is the lab's reference solution.
+    pub reference: bool,
 }
 
 impl Render {
@@ -189,6 +192,7 @@ impl Render {
                     hints: self.hints,
                     verbose: self.verbose,
                     failures_first: false,
+                    reference: self.reference,
                 };
                 report::human::write(report, lab, opts, &mut buf)
             }

@@ -53,11 +53,14 @@ pub fn select(lab: &Lab, with_hidden: bool, only: &[String]) -> Result<Selection
     let mut scenarios = load::load_files(lab, &files.visible).map_err(Error::Invalid)?;
     let mut hidden_not_run = 0;
     let mut hidden_points_not_run = 0;
+    // Hidden scenarios not graded here, which can still be asked for by name.
+    let mut by_name_only = Vec::new();
     if files.has_hidden {
         let hidden = load::load_files(lab, &files.hidden).map_err(Error::Invalid)?;
         if with_hidden {
             scenarios.extend(hidden);
         } else {
+            by_name_only = hidden.clone();
             hidden_not_run = hidden.len();
             hidden_points_not_run = hidden.iter().map(|s| s.points).sum();
         }
@@ -78,12 +81,17 @@ pub fn select(lab: &Lab, with_hidden: bool, only: &[String]) -> Result<Selection
                 chosen.push(draft(lab, &abs)?);
                 continue;
             }
-            match scenarios.iter().find(|s| &s.name == wanted) {
+            match scenarios
+                .iter()
+                .chain(&by_name_only)
+                .find(|s| &s.name == wanted)
+            {
                 Some(s) => chosen.push(s.clone()),
                 None => {
                     let mut msg =
                         format!("there is no scenario `{wanted}` in {}", lab.manifest.name);
-                    match did_you_mean(wanted, scenarios.iter().map(|s| s.name.as_str())) {
+                    let known = scenarios.iter().chain(&by_name_only);
+                    match did_you_mean(wanted, known.map(|s| s.name.as_str())) {
                         Some(close) => msg.push_str(&format!("\n  help: did you mean `{close}`?")),
                         None => msg.push_str(&format!(
                             "\n  help: `grader list {}` shows every scenario; a path to a .json file runs that file",

@@ -17,6 +17,9 @@ pub struct Options {
     pub verbose: bool,
     /// List categories and scenarios that did not pass before the others.
     pub failures_first: bool,
+    /// The graded crate is the lab's reference solution, and the reader an instructor:
+    /// hidden scenarios left out are theirs to run, not a student's to expect.
+    pub reference: bool,
 }
 
 /// Steps of the timeline shown before the failing one, unless verbose.
@@ -106,7 +109,14 @@ pub fn write(
         writeln!(out, "{}", p.line().dimmed())?;
     }
     let points = report.hidden_points_not_run;
-    if report.hidden_not_run > 0 {
+    if opts.reference && report.hidden_not_run > 0 {
+        writeln!(
+            out,
+            "{} ({}) did not run: `--scenario NAME` runs one, `--submission DIR` grades a submission with all of them.",
+            quantity(report.hidden_not_run as u64, "hidden scenario"),
+            quantity(points, "point")
+        )?;
+    } else if report.hidden_not_run > 0 {
         writeln!(
             out,
             "{} ({}) will also run when your submission is graded.",

@@ -230,6 +230,12 @@ fn check(command: &str, status: i32, o: &Output) {
             )),
             "{t}"
         );
+    } else if command.starts_with("grader audit lab4 --scenario labs/lab4/drafts/") {
+        assert!(
+            out(o).contains("sm_failed_e902_trial_reopens  ok ")
+                && out(o).contains("Audit of 1 scenario passed"),
+            "{t}"
+        );
     } else if command == "grader validate lab4" && status == 2 {
         let shown = between(DOC, "```text\nlabs/lab4/lab.json", "```").expect("the doc shows it");
         let shown: Vec<String> = format!("labs/lab4/lab.json{shown}")
