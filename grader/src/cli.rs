@@ -181,6 +181,11 @@ pub struct WatchArgs {
 pub struct ValidateArgs {
     /// Scenario files, scenario folders, or lab names / lab folders (default: every lab).
     pub paths: Vec<PathBuf>,
+
+    /// Rewrite what the lab's data decides in each lab's handout (its README.md): the
+    /// rubric table between its markers, and the numbers of scenarios and points.
+    #[arg(long)]
+    pub fix: bool,
 }
 
 /// `grader audit`.

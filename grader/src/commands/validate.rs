@@ -59,6 +59,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: ValidateArgs) -> Result<u8, Error> {
     }
     let mut problems = 0;
     for item in items {
+        let item = if args.fix { fix(ctx, item)? } else { item };
         let (found, summary) = check(item)?;
         problems += found.len();
         for p in &found {
@@ -119,6 +120,25 @@ fn check(item: Item) -> Result<(Vec<Diagnostic>, String), Error> {
             (problems, summary)
         }
     })
+}
+
+/// Rewrites the handout of a lab item from the lab's data, and says so.
+fn fix(ctx: &mut Ctx<'_>, item: Item) -> Result<Item, Error> {
+    let Item::Lab(lab) = &item else {
+        return Ok(item);
+    };
+    let report = validation::lab(lab)?;
+    if let Some((path, text)) = &report.handout.fixed {
+        std::fs::write(path, text).map_err(|e| Error::io("write", path, e))?;
+        let _ = writeln!(
+            ctx.err,
+            "{}: rewrote {} from the lab's data ({})",
+            lab.manifest.name,
+            crate::lab::kit::shown_path(&lab.kit, path).display(),
+            grader_lab::quantity(report.handout.problems.len() as u64, "change")
+        );
+    }
+    Ok(item)
 }
 
 fn count(n: usize) -> String {

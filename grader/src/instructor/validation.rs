@@ -48,6 +48,9 @@ pub struct LabReport {
     /// `total_points` disagrees with the scenarios. Kept apart because it does not stop
     /// an audit: a scenario's points do not change what it catches.
     pub points: Option<Diagnostic>,
+    /// Where the handout disagrees with the lab's data, and the handout fixed. Kept apart
+    /// for the same reason.
+    pub handout: super::handout::Findings,
 }
 
 impl LabReport {
@@ -64,7 +67,7 @@ impl LabReport {
             quantity(c.points, "point"),
             quantity(c.mutants as u64, "mutant"),
         );
-        match self.problems.len() + usize::from(self.points.is_some()) {
+        match self.all_problems().len() {
             0 => text.push_str(": all valid"),
             n => text.push_str(&format!(": {n} problem{}", plural(n))),
         }
@@ -77,6 +80,7 @@ impl LabReport {
     pub fn all_problems(&self) -> Vec<Diagnostic> {
         let mut all = self.problems.clone();
         all.extend(self.points.clone());
+        all.extend(self.handout.problems.iter().cloned());
         all
     }
 }
@@ -175,6 +179,13 @@ pub fn lab(lab: &Lab) -> Result<LabReport, Error> {
     } else {
         None
     };
+    // A handout is checked against the lab's data only when all of it could be read.
+    let handout = if files_ok {
+        let facts = super::handout::Facts::of(lab, &loaded.scenarios, counts.instructor_edition);
+        super::handout::check(lab, &facts)
+    } else {
+        super::handout::Findings::default()
+    };
     let mut mutant_names: HashMap<String, PathBuf> = HashMap::new();
     for path in &mutant_files {
         let (name, mut found) = mutant(lab, path, &loaded.scenarios, &loaded.names);
@@ -202,6 +213,7 @@ pub fn lab(lab: &Lab) -> Result<LabReport, Error> {
         counts,
         problems,
         points,
+        handout,
     })
 }
 

@@ -11,6 +11,7 @@ mod drafts;
 mod errors;
 mod failures;
 mod formats;
+mod handout;
 mod instructor_kit;
 mod instructors;
 mod kit_faults;
