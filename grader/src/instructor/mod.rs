@@ -5,6 +5,7 @@
 pub mod audit;
 pub mod cargo_files;
 mod edition_check;
+mod edition_readme;
 pub mod handout;
 pub mod mutant_checks;
 pub mod mutants;
