@@ -47,6 +47,20 @@ pub fn json_error(shown: &Path, text: &str, e: &serde_json::Error) -> Diagnostic
     d
 }
 
+/// Every mistake of `text` (a file of people's, shown as `shown`) as a `T`, given serde's
+/// first, each placed: for files read whole, such as mutants.
+pub fn every_json_mistake<T: serde::de::DeserializeOwned>(
+    shown: &Path,
+    text: &str,
+    first: serde_json::Error,
+) -> Vec<Diagnostic> {
+    let parse = |t: &str| serde_json::from_str::<T>(t).map(|_| ());
+    let mistakes = recover::every_mistake(text, 0..text.len(), first, parse);
+    let mut problems = mistake_problems(&Source::new(shown, text), mistakes, &[]);
+    problems.sort_by_key(|d| d.pos);
+    problems
+}
+
 /// Problems for the mistakes of one JSON value of `source`. An unknown word where the
 /// lab's step kinds are allowed is an unknown kind of step.
 fn mistake_problems(
