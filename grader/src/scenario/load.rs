@@ -170,6 +170,8 @@ pub struct Parsed<'a> {
     pub header: Header,
     /// Each step, or `None` where it has a mistake (reported).
     pub steps: Vec<Option<PlacedStep>>,
+    /// Whether `steps` is a list (when it is not, that is reported already).
+    pub steps_read: bool,
     /// The `targets` overrides, per target name.
     pub overrides: BTreeMap<String, &'a RawValue>,
 }
@@ -196,7 +198,19 @@ pub fn parse(lab: &Lab, text: &str, shown: &Path) -> Result<Scenario, Vec<Diagno
         }
     };
     let Some(top) = recover::members(text, 0..text.len()) else {
-        return Err(problems);
+        // Not an object at all: serde's words about it (a sequence of some length) help
+        // nobody.
+        return Err(vec![
+            source
+                .at(
+                    0,
+                    "a scenario file is one JSON object, `{...}`, and this is not one",
+                )
+                .help(format!(
+                    "copy a scenario of the lab to start from; the lab's {} lists every field",
+                    super::schema::FILE_NAME
+                )),
+        ]);
     };
     let header = Header::read(text, &top);
     if let Some(v) = header.format_version {
@@ -216,10 +230,9 @@ pub fn parse(lab: &Lab, text: &str, shown: &Path) -> Result<Scenario, Vec<Diagno
     let member = |key: &str| top.iter().find(|m| m.key == key).map(|m| m.value.clone());
     let kinds = lab.plugin.step_kinds();
     let mut steps = Vec::new();
-    for range in member("steps")
-        .and_then(|r| recover::elements(text, r))
-        .unwrap_or_default()
-    {
+    let step_ranges = member("steps").and_then(|r| recover::elements(text, r));
+    let steps_read = step_ranges.is_some();
+    for range in step_ranges.unwrap_or_default() {
         let slice = &text[range.clone()];
         match lab.plugin.parse_step(slice) {
             Ok(step) => steps.push(Some(PlacedStep {
@@ -228,6 +241,20 @@ pub fn parse(lab: &Lab, text: &str, shown: &Path) -> Result<Scenario, Vec<Diagno
                 span: range,
             })),
             Err(e) => {
+                // The file is valid JSON, so a syntax error in a step is serde's way of
+                // saying it is not an object with one key.
+                if e.is_syntax() || e.is_eof() {
+                    problems.push(
+                        source
+                            .at(
+                                range.start,
+                                "a step is an object with exactly one key: the kind of step",
+                            )
+                            .help(format!("one of: {}", kinds.join(", "))),
+                    );
+                    steps.push(None);
+                    continue;
+                }
                 let parse = |t: &str| lab.plugin.parse_step(t).map(|_| ());
                 let mistakes = recover::every_mistake(text, range, e, parse);
                 problems.extend(mistake_problems(&source, mistakes, &kinds));
@@ -248,6 +275,7 @@ pub fn parse(lab: &Lab, text: &str, shown: &Path) -> Result<Scenario, Vec<Diagno
         source,
         header,
         steps,
+        steps_read,
         overrides,
     };
     problems.extend(super::validate::check(lab, &parsed));

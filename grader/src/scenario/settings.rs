@@ -71,20 +71,18 @@ pub fn problems(
         {
             continue;
         }
-        let mut fine = true;
+        // The fields that fit the lab's type are then checked together for their values.
+        let mut merged: Map<String, Value> = t.settings.clone();
         for (key, value) in &fields {
             let mut one = t.settings.clone();
             one.insert(key.clone(), value.clone());
-            if let Err(e) = lab.plugin.read_settings(&Value::Object(one)) {
-                problems.push(source.at(at(key), describe_json_error(&e)));
-                fine = false;
+            match lab.plugin.read_settings(&Value::Object(one)) {
+                Ok(_) => {
+                    merged.insert(key.clone(), value.clone());
+                }
+                Err(e) => problems.push(source.at(at(key), describe_json_error(&e))),
             }
         }
-        if !fine {
-            continue;
-        }
-        let mut merged: Map<String, Value> = t.settings.clone();
-        merged.extend(fields.clone());
         if let Ok(found) = lab.plugin.read_settings(&Value::Object(merged)) {
             for (field, message) in found {
                 if fields.contains_key(field) {

@@ -187,7 +187,7 @@ fn check_header(c: &mut Envelope<'_>) {
     let settings = super::settings::problems(c.lab, &c.parsed.overrides, &c.parsed.source);
     c.problems.extend(settings);
     let steps = &c.parsed.steps;
-    if steps.is_empty() && c.parsed.header.has("steps") {
+    if steps.is_empty() && c.parsed.steps_read {
         c.top("steps", "there are no steps".into(), None);
     }
     let complete = steps.iter().all(Option::is_some);
