@@ -198,8 +198,9 @@ pub struct AuditArgs {
     #[arg(long, default_value_t = 3, value_name = "N")]
     pub runs: usize,
 
-    /// Audit only this scenario (a name, or the path of a scenario file, such as a draft);
-    /// repeat for more. Whether every mutant is caught at all is then not checked.
+    /// Audit only this scenario (a name, hidden ones too, or the path of a scenario file,
+    /// such as a draft); repeat for more. How many scenarios catch each mutant is then not
+    /// checked: the others may catch it.
     #[arg(long = "scenario", value_name = "NAME_OR_PATH")]
     pub scenarios: Vec<String>,
 

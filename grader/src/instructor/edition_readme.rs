@@ -56,8 +56,9 @@ fn unclosed(line: usize, why: &str) -> Error {
     ))
 }
 
-/// The note appended to the edition's README, wrapped like the rest of it.
-pub fn note(lab: &Lab, hidden: usize, hidden_points: u32, mutants: usize) -> String {
+/// The note appended to the edition's README, wrapped like the rest of it; `checks` is
+/// how many mutants and correct alternatives the lab has.
+pub fn note(lab: &Lab, hidden: usize, hidden_points: u32, checks: usize) -> String {
     let name = &lab.manifest.name;
     let mut left_out = vec![format!(
         "the reference solution (`{}`);",
@@ -69,14 +70,14 @@ pub fn note(lab: &Lab, hidden: usize, hidden_points: u32, mutants: usize) -> Str
             if hidden == 1 { "" } else { "s" }
         ));
     }
-    if mutants > 0 {
+    if checks > 0 {
         left_out.push(
-            "the known-wrong variants of the reference that check the scenarios (`grader audit`);"
+            "the known-wrong variants of the reference and the correct solutions written differently from it, which check the scenarios (`grader audit`);"
                 .to_owned(),
         );
     }
     left_out.push(
-        "the instructors' documentation, and the grader's own test suite (`grader/tests/`), which grades the reference solution and those variants."
+        "the instructors' documentation, and the grader's own test suite (`grader/tests/`), which grades the reference solution and those other solutions."
             .to_owned(),
     );
     let mut text = String::from("## About this edition\n\n");

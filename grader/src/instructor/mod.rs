@@ -1,7 +1,9 @@
-//! What instructors use: which scenario catches which known bug ([`audit`], with the
-//! [`mutants`]), checking whole labs without running code ([`validation`]), handouts
+//! What instructors use: which scenario catches which known bug and whether correct
+//! solutions of every design pass ([`audit`], with the [`mutants`] and the
+//! [`alternatives`]), checking whole labs without running code ([`validation`]), handouts
 //! against the lab's data ([`handout`]), and the student edition ([`release`]).
 
+pub mod alternatives;
 pub mod audit;
 pub mod cargo_files;
 mod edition_check;

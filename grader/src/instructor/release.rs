@@ -11,8 +11,9 @@
 //!   `build.rs`, `README.md` and `src/`; the lab's student crate whole;
 //! - from the lab folder: `lab.json`, `README.md`, the scenario schema and `scenarios/`.
 //!
-//! So the reference solution, `hidden/`, `mutants/`, the instructors' documentation and
-//! the grader's own test suite (which grades the reference and the mutants) stay out.
+//! So the reference solution, `hidden/`, `mutants/`, `alternatives/` (correct solutions
+//! written differently from the reference), the instructors' documentation and the
+//! grader's own test suite (which grades all of those) stay out.
 //! Before writing, the lab must validate; after writing, the edition is checked again:
 //! its lab must validate, no file may be a copy of a solution file, and no file may name a
 //! hidden scenario.
@@ -172,7 +173,12 @@ fn write(lab: &Lab, out: &Path, report: &validation::LabReport) -> Result<Releas
     let hidden_points: u32 = hidden.iter().map(|s| s.points).sum();
     let readme = std::fs::read_to_string(kit.join("README.md")).unwrap_or_default();
     let readme = edition_readme::for_students(&readme)?;
-    let note = edition_readme::note(lab, hidden.len(), hidden_points, report.counts.mutants);
+    let note = edition_readme::note(
+        lab,
+        hidden.len(),
+        hidden_points,
+        report.counts.mutants + report.counts.alternatives,
+    );
     put(
         &out.join("README.md"),
         &format!(

@@ -4,9 +4,10 @@
 //! Every file is read in full and every problem is collected, each placed at its line and
 //! column, so one run lists everything to fix. A lab is checked as a whole: its manifest,
 //! each scenario file in `scenarios/` and `hidden/` (see [`crate::scenario::validate`]),
-//! names unique across both folders, points that add up to `total_points`, and each
-//! mutant in `mutants/`: it parses, names scenarios that exist, and its edits still apply
-//! to the reference solution.
+//! names unique across both folders, points that add up to `total_points`, each mutant
+//! in `mutants/` (it parses, names scenarios that exist, and its edits still apply to the
+//! reference solution), and each correct alternative in `alternatives/` (see
+//! [`crate::instructor::alternatives`]).
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
@@ -31,6 +32,8 @@ pub struct Counts {
     pub points: u32,
     /// Mutant files.
     pub mutants: usize,
+    /// Folders of correct alternatives.
+    pub alternatives: usize,
     /// Whether the lab has instructor material (`hidden/` or `mutants/`); a student
     /// edition has neither.
     pub instructor_edition: bool,
@@ -55,21 +58,22 @@ pub struct LabReport {
 
 impl LabReport {
     /// The one-line summary: `lab4: 34 scenarios (31 visible, 3 hidden), 142 points, 17
-    /// mutants: all valid`, or the number of problems.
+    /// mutants, 5 alternatives: all valid`, or the number of problems.
     pub fn summary(&self) -> String {
         let c = &self.counts;
         let mut text = format!(
-            "{}: {} ({} visible, {} hidden), {}, {}",
+            "{}: {} ({} visible, {} hidden), {}, {}, {}",
             self.name,
             quantity((c.visible + c.hidden) as u64, "scenario"),
             c.visible,
             c.hidden,
             quantity(c.points, "point"),
             quantity(c.mutants as u64, "mutant"),
+            quantity(c.alternatives as u64, "alternative"),
         );
         match self.all_problems().len() {
             0 => text.push_str(": all valid"),
-            n => text.push_str(&format!(": {n} problem{}", plural(n))),
+            n => text.push_str(&format!(": {}", quantity(n as u64, "problem"))),
         }
         text
     }
@@ -154,8 +158,9 @@ pub fn load_scenarios(lab: &Lab, paths: &[PathBuf]) -> Loaded {
     loaded
 }
 
-/// Checks a whole lab: manifest, scenarios, hidden scenarios, points and mutants. `Err`
-/// when its folders cannot be read or it has no scenarios: a broken lab.
+/// Checks a whole lab: manifest, scenarios, hidden scenarios, points, mutants and
+/// alternatives. `Err` when its folders cannot be read or it has no scenarios: a broken
+/// lab.
 pub fn lab(lab: &Lab) -> Result<LabReport, Error> {
     let mut problems = manifest_problems(lab);
     let files = lab.scenario_files()?;
@@ -167,11 +172,13 @@ pub fn lab(lab: &Lab) -> Result<LabReport, Error> {
     problems.extend(names::duplicates(&loaded.claims, &[]));
     let mutants_dir = crate::instructor::mutants::dir(lab);
     let mutant_files = lab.mutant_files()?;
+    let alternatives = lab.alternative_folders()?;
     let counts = Counts {
         visible: visible_files.len(),
         hidden: hidden_files.len(),
         points: loaded.scenarios.iter().map(|s| s.points).sum(),
         mutants: mutant_files.len(),
+        alternatives: alternatives.len(),
         instructor_edition: files.has_hidden || mutants_dir.is_dir(),
     };
     let points = if files_ok {
@@ -206,6 +213,11 @@ pub fn lab(lab: &Lab) -> Result<LabReport, Error> {
             } else {
                 mutant_names.insert(name, shown);
             }
+        }
+    }
+    for folder in &alternatives {
+        if let Err(mut found) = crate::instructor::alternatives::read(lab, folder) {
+            problems.append(&mut found);
         }
     }
     Ok(LabReport {

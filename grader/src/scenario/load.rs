@@ -8,44 +8,8 @@ use serde_json::value::RawValue;
 
 use super::model::{SCENARIO_FORMAT_VERSION, ScenarioFile, Visibility};
 use super::{PlacedStep, Scenario, recover};
-use crate::diagnostic::{Diagnostic, Pos, Source, describe_json_error};
+use crate::diagnostic::{Diagnostic, Pos, Source};
 use crate::lab::Lab;
-
-/// Where in `text` a serde_json error points. serde places "unknown field", "unknown
-/// variant" and "a string of the wrong type" at the closing quote of the word; this
-/// moves them to its opening quote, where a person looks for the word.
-pub fn error_offset(text: &str, e: &serde_json::Error) -> usize {
-    let offset = crate::diagnostic::Lines::new(text).offset_of_error(e);
-    let message = e.to_string();
-    let about_a_word = ["unknown field", "unknown variant", "invalid type: string"]
-        .iter()
-        .any(|m| message.starts_with(m));
-    if !about_a_word || text.as_bytes().get(offset) != Some(&b'"') {
-        return offset;
-    }
-    let before = &text.as_bytes()[..offset];
-    let mut i = offset;
-    while i > 0 {
-        i -= 1;
-        if before[i] == b'"' && (i == 0 || before[i - 1] != b'\\') {
-            return i;
-        }
-    }
-    offset
-}
-
-/// A diagnostic for a serde_json error in `text`, placed as [`error_offset`] says.
-pub fn json_error(shown: &Path, text: &str, e: &serde_json::Error) -> Diagnostic {
-    let pos = Pos::of_offset(text, error_offset(text, e));
-    let mut d = Diagnostic::at(shown, pos, describe_json_error(e));
-    if e.to_string().starts_with("missing field") {
-        d = d.help(format!(
-            "the lab's {} lists every field, and which are required",
-            crate::scenario::schema::FILE_NAME
-        ));
-    }
-    d
-}
 
 /// Every mistake of `text` (a file of people's, shown as `shown`) as a `T`, given serde's
 /// first, each placed: for files read whole, such as mutants.
