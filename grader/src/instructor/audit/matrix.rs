@@ -143,7 +143,7 @@ pub fn write_matrix(audit: &Audit, out: &mut dyn Write) -> std::io::Result<()> {
     if audit.problems.is_empty() && audit.some_scenarios {
         writeln!(
             out,
-            "Audit of {} passed: the reference and every correct alternative pass each, each catches a mutant (or is a smoke scenario), every mutant whose caught_by names one is caught by it, and no verdict changed between runs. Run the whole audit to check that every mutant is caught twice.",
+            "Audit of {} passed: the reference and every correct alternative pass every scenario audited, each of those catches a mutant (or is a smoke scenario), every mutant whose caught_by names one of them is caught by it, and no verdict changed between runs. Run the whole audit to check that every mutant is caught twice.",
             grader_lab::quantity(total as u64, "scenario")
         )?;
     } else if audit.problems.is_empty() {
