@@ -22,6 +22,7 @@ pub struct Checker<'a> {
     targets: &'a [String],
     race: bool,
     problems: Vec<Problem>,
+    complete: bool,
 }
 
 impl<'a> Checker<'a> {
@@ -31,6 +32,7 @@ impl<'a> Checker<'a> {
             targets,
             race: false,
             problems: Vec::new(),
+            complete: true,
         }
     }
 
@@ -45,6 +47,20 @@ impl<'a> Checker<'a> {
     /// Whether the steps are a race check's.
     pub fn race_check(&self) -> bool {
         self.race
+    }
+
+    /// The same checker for a scenario some of whose steps could not be read (each has
+    /// its own problem already): the steps checked are the others.
+    pub fn with_unreadable_steps(mut self) -> Self {
+        self.complete = false;
+        self
+    }
+
+    /// Whether the steps checked are all the scenario's. When some could not be read,
+    /// checks that depend on what earlier steps did (a `release` after a `hold`) are best
+    /// left out: the missing step may be the one they look for.
+    pub fn complete(&self) -> bool {
+        self.complete
     }
 
     /// The lab's target names, in its order.

@@ -66,6 +66,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: ValidateArgs) -> Result<u8, Error> {
     }
     let mut problems = 0;
     for item in items {
+        let item = if args.fix { fix(ctx, item)? } else { item };
         let (found, summary) = check(item)?;
         problems += found.len();
         for p in &found {
@@ -89,15 +90,17 @@ fn check(item: Item) -> Result<(Vec<Diagnostic>, String), Error> {
         }
         Item::Scenarios { lab, files, shown } => {
             let (scenarios, problems) = validation::scenario_files(&lab, &files)?;
-            let n = files.len();
             let points: u32 = scenarios.iter().map(|s| s.points).sum();
             let what = format!(
-                "{shown}: {n} scenario file{} of {}",
-                if n == 1 { "" } else { "s" },
+                "{shown}: {} of {}",
+                grader_lab::quantity(files.len() as u64, "scenario file"),
                 lab.manifest.name
             );
             let summary = if problems.is_empty() {
-                format!("{what}, {points} points: all valid")
+                format!(
+                    "{what}, {}: all valid",
+                    grader_lab::quantity(points, "point")
+                )
             } else {
                 format!("{what}: {}", count(problems.len()))
             };
@@ -128,11 +131,30 @@ fn check(item: Item) -> Result<(Vec<Diagnostic>, String), Error> {
     })
 }
 
+/// Rewrites the handout of a lab item from the lab's data, and says so.
+fn fix(ctx: &mut Ctx<'_>, item: Item) -> Result<Item, Error> {
+    let Item::Lab(lab) = &item else {
+        return Ok(item);
+    };
+    let report = validation::lab(lab)?;
+    if let Some((path, text)) = &report.handout.fixed {
+        std::fs::write(path, text).map_err(|e| Error::io("write", path, e))?;
+        let _ = writeln!(
+            ctx.err,
+            "{}: rewrote {} from the lab's data ({})",
+            lab.manifest.name,
+            crate::lab::kit::shown_path(&lab.kit, path).display(),
+            grader_lab::quantity(report.handout.problems.len() as u64, "change")
+        );
+    }
+    Ok(item)
+}
+
 /// `SHOWN: N KINDs of LAB: all valid`, or the number of problems.
 fn summary_of(shown: &str, n: usize, kind: &str, lab: &Lab, problems: &[Diagnostic]) -> String {
     let what = format!(
-        "{shown}: {n} {kind}{} of {}",
-        if n == 1 { "" } else { "s" },
+        "{shown}: {} of {}",
+        grader_lab::quantity(n as u64, kind),
         lab.manifest.name
     );
     if problems.is_empty() {
@@ -143,7 +165,7 @@ fn summary_of(shown: &str, n: usize, kind: &str, lab: &Lab, problems: &[Diagnost
 }
 
 fn count(n: usize) -> String {
-    format!("{n} problem{}", if n == 1 { "" } else { "s" })
+    grader_lab::quantity(n as u64, "problem")
 }
 
 /// Loads a lab; a manifest that cannot be read is a problem to report, not a stop.

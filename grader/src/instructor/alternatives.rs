@@ -89,7 +89,7 @@ pub fn read(lab: &Lab, folder: &Path) -> Result<Alternative, Vec<Diagnostic>> {
         }
         Ok(text) => match serde_json::from_str::<Meta>(&text) {
             Err(e) => {
-                problems.push(load::json_error(&shown, &text, &e));
+                problems.extend(load::every_json_mistake::<Meta>(&shown, &text, e));
                 None
             }
             Ok(meta) => {

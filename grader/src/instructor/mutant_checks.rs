@@ -33,7 +33,7 @@ pub fn mutant(
     };
     let m: Mutant = match serde_json::from_str(&text) {
         Ok(m) => m,
-        Err(e) => return (None, vec![load::json_error(&shown, &text, &e)]),
+        Err(e) => return (None, load::every_json_mistake::<Mutant>(&shown, &text, e)),
     };
     let mut problems = Vec::new();
     let top = |key: &str| key_pos(&text, 0, text.len(), key);

@@ -10,14 +10,16 @@
 //! [`crate::instructor::alternatives`]).
 
 use std::collections::{BTreeSet, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 pub use super::mutant_checks::{MUTANT_FORMAT_VERSION, mutant};
 use crate::diagnostic::{Diagnostic, Pos};
 use crate::error::Error;
 use crate::lab::Lab;
 use crate::scenario::load::{self, key_pos};
+use crate::scenario::names::{self, Claim};
 use crate::scenario::{Scenario, Visibility};
+use grader_lab::quantity;
 
 /// What was checked, for the one-line summary.
 #[derive(Clone, Debug, Default)]
@@ -49,6 +51,9 @@ pub struct LabReport {
     /// `total_points` disagrees with the scenarios. Kept apart because it does not stop
     /// an audit: a scenario's points do not change what it catches.
     pub points: Option<Diagnostic>,
+    /// Where the handout disagrees with the lab's data, and the handout fixed. Kept apart
+    /// for the same reason.
+    pub handout: super::handout::Findings,
 }
 
 impl LabReport {
@@ -57,21 +62,18 @@ impl LabReport {
     pub fn summary(&self) -> String {
         let c = &self.counts;
         let mut text = format!(
-            "{}: {} scenario{} ({} visible, {} hidden), {} points, {} mutant{}, {} alternative{}",
+            "{}: {} ({} visible, {} hidden), {}, {}, {}",
             self.name,
-            c.visible + c.hidden,
-            plural(c.visible + c.hidden),
+            quantity((c.visible + c.hidden) as u64, "scenario"),
             c.visible,
             c.hidden,
-            c.points,
-            c.mutants,
-            plural(c.mutants),
-            c.alternatives,
-            plural(c.alternatives),
+            quantity(c.points, "point"),
+            quantity(c.mutants as u64, "mutant"),
+            quantity(c.alternatives as u64, "alternative"),
         );
-        match self.problems.len() + usize::from(self.points.is_some()) {
+        match self.all_problems().len() {
             0 => text.push_str(": all valid"),
-            n => text.push_str(&format!(": {n} problem{}", plural(n))),
+            n => text.push_str(&format!(": {}", quantity(n as u64, "problem"))),
         }
         text
     }
@@ -82,6 +84,7 @@ impl LabReport {
     pub fn all_problems(&self) -> Vec<Diagnostic> {
         let mut all = self.problems.clone();
         all.extend(self.points.clone());
+        all.extend(self.handout.problems.iter().cloned());
         all
     }
 }
@@ -115,6 +118,9 @@ pub struct Loaded {
     /// Every name a scenario file claims, so that a reference to a file with a problem
     /// is not reported a second time as unknown.
     pub names: BTreeSet<String>,
+    /// The name each file claims where it could be read, with where: names are checked
+    /// against each other whether or not the rest of the file is valid.
+    pub claims: Vec<Claim>,
     /// Problems with single files.
     pub problems: Vec<Diagnostic>,
 }
@@ -133,15 +139,16 @@ pub fn load_scenarios(lab: &Lab, paths: &[PathBuf]) -> Loaded {
                 continue;
             }
         };
+        let claimed = names::claim(&text, &shown);
+        loaded.claims.extend(claimed.clone());
         match load::parse(lab, &text, &shown) {
             Ok(s) => {
                 loaded.names.insert(s.name.clone());
                 loaded.scenarios.push(s);
             }
             Err(mut problems) => {
-                let name = serde_json::from_str::<serde_json::Value>(&text)
-                    .ok()
-                    .and_then(|v| v["name"].as_str().map(str::to_owned))
+                let name = claimed
+                    .map(|c| c.name)
                     .or_else(|| path.file_stem().map(|s| s.to_string_lossy().into_owned()));
                 loaded.names.extend(name);
                 loaded.problems.append(&mut problems);
@@ -162,7 +169,7 @@ pub fn lab(lab: &Lab) -> Result<LabReport, Error> {
     let mut loaded = load_scenarios(lab, &all_files);
     let files_ok = loaded.problems.is_empty();
     problems.append(&mut loaded.problems);
-    problems.extend(duplicates(lab, &loaded.scenarios, &[]));
+    problems.extend(names::duplicates(&loaded.claims, &[]));
     let mutants_dir = crate::instructor::mutants::dir(lab);
     let mutant_files = lab.mutant_files()?;
     let alternatives = lab.alternative_folders()?;
@@ -178,6 +185,13 @@ pub fn lab(lab: &Lab) -> Result<LabReport, Error> {
         points_problem(lab, &loaded.scenarios, &counts)
     } else {
         None
+    };
+    // A handout is checked against the lab's data only when all of it could be read.
+    let handout = if files_ok {
+        let facts = super::handout::Facts::of(lab, &loaded.scenarios, counts.instructor_edition);
+        super::handout::check(lab, &facts)
+    } else {
+        super::handout::Findings::default()
     };
     let mut mutant_names: HashMap<String, PathBuf> = HashMap::new();
     for path in &mutant_files {
@@ -211,6 +225,7 @@ pub fn lab(lab: &Lab) -> Result<LabReport, Error> {
         counts,
         problems,
         points,
+        handout,
     })
 }
 
@@ -303,6 +318,36 @@ fn manifest_problems(lab: &Lab) -> Vec<Diagnostic> {
             )),
         }
     }
+    let l = &m.limits;
+    let min_memory = crate::run::runner::MIN_MEMORY_MB;
+    for (key, wrong, rule) in [
+        ("timeout_ms", l.timeout_ms == 0, "at least 1".to_owned()),
+        (
+            "stuck_after_ms",
+            l.stuck_after_ms == 0,
+            "at least 1".to_owned(),
+        ),
+        (
+            "cpu_seconds",
+            l.cpu_seconds == Some(0),
+            "at least 1 (or leave it out)".to_owned(),
+        ),
+        (
+            "memory_mb",
+            l.memory_mb.is_some_and(|mb| mb < min_memory),
+            format!(
+                "at least {min_memory}, below which no scenario's process can start its threads (or leave it out)"
+            ),
+        ),
+    ] {
+        if wrong {
+            problems.push(Diagnostic::at(
+                &shown,
+                key_pos(&text, 0, text.len(), key),
+                format!("the limit {key} must be {rule}"),
+            ));
+        }
+    }
     let program = lab.kit.join(&m.harness).join(lab.plugin.harness().program);
     if !program.is_file() {
         problems.push(
@@ -376,44 +421,8 @@ pub fn scenario_files(
 ) -> Result<(Vec<Scenario>, Vec<Diagnostic>), Error> {
     let mut loaded = load_scenarios(lab, paths);
     let mut problems = std::mem::take(&mut loaded.problems);
-    let lab_files = lab.scenario_files()?.all();
-    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => a == b,
-    };
-    let others: Vec<PathBuf> = lab_files
-        .into_iter()
-        .filter(|f| !paths.iter().any(|p| same(p, f)))
-        .collect();
-    let existing = load_scenarios(lab, &others);
-    problems.extend(duplicates(lab, &loaded.scenarios, &existing.scenarios));
+    problems.extend(names::clashes(lab, paths, &loaded.claims)?);
     Ok((loaded.scenarios, problems))
-}
-
-/// Scenarios of `these` whose name is already used by an earlier one, or by one of
-/// `others`; each reported at its `name`.
-fn duplicates(lab: &Lab, these: &[Scenario], others: &[Scenario]) -> Vec<Diagnostic> {
-    let mut problems = Vec::new();
-    for (i, s) in these.iter().enumerate() {
-        let first = others.iter().chain(&these[..i]).find(|e| e.name == s.name);
-        let Some(first) = first else {
-            continue;
-        };
-        let text = std::fs::read_to_string(lab.kit.join(&s.path)).unwrap_or_default();
-        problems.push(
-            Diagnostic::at(
-                &s.path,
-                key_pos(&text, 0, text.len(), "name"),
-                format!(
-                    "the name `{}` is already used by {}",
-                    s.name,
-                    first.path.display()
-                ),
-            )
-            .help("give every scenario its own name: it is how reports, `--scenario` and mutants' caught_by find it"),
-        );
-    }
-    problems
 }
 
 /// Checks loose mutant files of `lab` against its scenarios and reference solution.

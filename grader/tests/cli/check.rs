@@ -116,7 +116,7 @@ fn one_scenario_by_name() {
     Single half-open trial                                           6/6
       PASS    ho_single_trial_under_concurrency                      6/6
 
-    Total: 6/6 points, 1 of 1 scenarios passed
+    Total: 6/6 points, 1 of 1 scenario passed
     ----- stderr -----
     building solutions/lab4 ...
     running 1 scenario ...

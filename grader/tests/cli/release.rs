@@ -201,6 +201,29 @@ fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
     let readme = std::fs::read_to_string(out.join("README.md")).expect("read");
     assert!(readme.contains("## About this edition"), "{readme}");
     assert!(readme.contains("`grader/tests/`"), "{readme}");
+    // The rest of it is written for students: nothing that works only in the
+    // instructors' kit (`--solution` exits with 2 here), nor rows for folders it lacks.
+    let for_students = &readme[..readme.find("## About this edition").expect("the note")];
+    for instructors_only in [
+        "--solution",
+        "reference solution",
+        "## For instructors",
+        "`solutions/",
+        "`scripts`",
+        "docs/",
+        "alternatives",
+        "mutants",
+        "instructors only",
+    ] {
+        assert!(
+            !for_students.contains(instructors_only),
+            "the student edition's README has `{instructors_only}`:\n{for_students}"
+        );
+    }
+    assert!(
+        for_students.contains("cargo run -p grader -- check lab4"),
+        "{for_students}"
+    );
 
     // Nothing of the reference solution, the correct alternatives, the mutants or the
     // hidden scenarios.

@@ -451,7 +451,7 @@ fn the_second_labs_words_are_checked_with_its_own_vocabulary() {
     let (status, _, err) = grade(&["validate", &draft.display().to_string()]);
     assert_eq!(status, 2, "{err}");
     assert!(
-        err.contains("unknown variant `shout`, expected `say`\n  help: a step is one of: say"),
+        err.contains("unknown step `shout`\n  help: use one of: `say`"),
         "{err}"
     );
 

@@ -112,6 +112,21 @@ fn a_broken_alternative() {
     insta::assert_snapshot!(text);
 }
 
+/// Every mistake of an `alternative.json` is reported in one run, each at its place, as
+/// for scenario and mutant files.
+#[test]
+fn every_mistake_of_an_alternative_file_in_one_run() {
+    let text = validate_changed(|kit| {
+        let dir = kit.join("labs/lab4/alternatives/phase_enum");
+        std::fs::write(
+            dir.join("alternative.json"),
+            "{\n  \"format_version\": \"1\",\n  \"name\": \"phase_enum\",\n  \"titel\": \"A state enum\",\n  \"design\": \"The state carries its data.\"\n}\n",
+        )
+        .expect("write");
+    });
+    insta::assert_snapshot!(text);
+}
+
 /// Runs `grader validate lab4` in a scratch kit after `change` edited it.
 fn validate_changed(change: impl FnOnce(&Path)) -> String {
     let scratch = scratch_kit(&["Cargo.toml", "labs", "solutions/lab4/src"]);
@@ -335,4 +350,40 @@ fn a_lab_named_differently_from_its_folder() {
         );
     });
     insta::assert_snapshot!(text);
+}
+
+/// One run lists every mistake of a file, in file order, as a compiler does: a misspelt
+/// key, a word in the wrong case, an unknown step and a value of the wrong type do not
+/// hide the mistakes after them.
+#[test]
+fn every_mistake_of_a_file_is_reported_in_one_run() {
+    let output = grader()
+        .args([
+            "validate",
+            "grader/tests/cli/bad_scenarios/many_mistakes.json",
+        ])
+        .output()
+        .expect("run the grader");
+    assert_eq!(output.status.code(), Some(2));
+    let text = String::from_utf8_lossy(&output.stderr);
+    let helps = [
+        "did you mean `state_machine`?",
+        "did you mean `hint`?",
+        "did you mean `core_banking`?",
+        "did you mean `E500`?",
+        "did you mean `expect`?",
+        "did you mean `OPEN`?",
+        "did you mean `send`?",
+    ];
+    for help in helps {
+        assert!(text.contains(help), "no `{help}` in:\n{text}");
+    }
+    assert!(text.contains("expected a whole number"), "{text}");
+    let lines: Vec<usize> = text
+        .lines()
+        .filter_map(|l| l.split(':').nth(1)?.parse().ok())
+        .collect();
+    assert!(lines.is_sorted(), "not in file order: {lines:?}\n{text}");
+    assert!(text.ends_with(": 8 problems\n"), "{text}");
+    assert!(!text.contains(" 1 outcomes") && !text.contains(" 1 scenarios"));
 }

@@ -154,7 +154,8 @@ pub fn write_matrix(audit: &Audit, out: &mut dyn Write) -> std::io::Result<()> {
     } else if audit.problems.is_empty() && audit.some_scenarios {
         writeln!(
             out,
-            "Audit passed on the scenarios that ran: the reference and every correct alternative pass them, each catches a mutant, and no verdict changed between runs. Run the whole audit to check that every mutant is caught twice."
+            "Audit of {} passed: the reference and every correct alternative pass every scenario audited, each of those catches a mutant (or is a smoke scenario), every mutant whose caught_by names one of them is caught by it, and no verdict changed between runs. Run the whole audit to check that every mutant is caught twice.",
+            grader_lab::quantity(total as u64, "scenario")
         )?;
     } else if audit.problems.is_empty() {
         writeln!(

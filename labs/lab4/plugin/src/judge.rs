@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use grader_lab::{Difference, Snapshot, StepRecord, counts};
+use grader_lab::{Difference, Snapshot, StepRecord, counts, quantity};
 use lab4_harness::wire::Observation;
 
 use crate::steps::Step;
@@ -82,7 +82,11 @@ fn check(step: &Step, r: &StepRecord<Observation>) -> Option<(String, String)> {
                     let got = t.answered.get(code).copied().unwrap_or(0);
                     if *want != got {
                         return Some((
-                            format!("{want} calls answered {code} by {}", x.target),
+                            format!(
+                                "{} answered {code} by {}",
+                                quantity(*want, "call"),
+                                x.target
+                            ),
                             format!("{got}"),
                         ));
                     }

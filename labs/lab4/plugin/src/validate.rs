@@ -4,10 +4,26 @@
 
 use std::collections::{HashMap, HashSet};
 
-use grader_lab::Checker;
+use grader_lab::{Checker, quantity};
 use lab4_harness::wire::Settings;
 
-use crate::steps::{ANSWER_CODES, OUTCOMES, RELEASE_ANSWERS, SCRIPT_ANSWERS, STATES, Step};
+use crate::steps::{
+    ANSWER_CODES, MAX_ADVANCE_MS, MAX_CLOCK_MS, MAX_CONCURRENT_REQUESTS, MAX_REQUESTS, OUTCOMES,
+    RELEASE_ANSWERS, SCRIPT_ANSWERS, STATES, Step,
+};
+
+/// Notes a problem when `count` is more than `max`; `limit` says what one step may do:
+/// "send at most 1000 requests".
+fn at_most(c: &mut Checker<'_>, i: usize, count: u64, max: u64, limit: &str) {
+    if count > max {
+        c.problem(
+            i,
+            "count",
+            format!("count is {count}, but one step may {limit}"),
+            Some(format!("use several steps of {max} or fewer")),
+        );
+    }
+}
 
 /// Problems with one target's settings, as (field, message).
 pub fn settings(s: &Settings) -> Vec<(&'static str, String)> {
@@ -44,6 +60,7 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
     // Per target: is it scripted to hold right now, and may calls be held in it?
     let mut holding: HashMap<String, bool> = HashMap::new();
     let mut may_have_held: HashSet<String> = HashSet::new();
+    let mut clock_ms: u64 = 0;
     for (i, step) in steps.iter().enumerate() {
         let target = match step {
             Step::Script(x) => Some(&x.target),
@@ -53,14 +70,12 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
             Step::Expect(x) => Some(&x.target),
             Step::Advance(_) | Step::ExpectTransitions(_) => None,
         };
-        if let Some(t) = target {
-            if !c.target(i, t) {
-                continue;
-            }
-        }
+        // A step with an unknown target is still checked for everything else, but what
+        // it does to targets is not followed.
+        let known = target.is_none_or(|t| c.target(i, t));
         match step {
             Step::Script(x) => {
-                if c.one_of(i, "answer", &x.answer, &SCRIPT_ANSWERS, "answer") {
+                if c.one_of(i, "answer", &x.answer, &SCRIPT_ANSWERS, "answer") && known {
                     holding.insert(x.target.clone(), x.answer == "hold");
                 }
             }
@@ -69,6 +84,13 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                 if count == 0 {
                     c.problem(i, "count", "count must be at least 1", None);
                 }
+                at_most(
+                    c,
+                    i,
+                    count.into(),
+                    MAX_REQUESTS.into(),
+                    &format!("send at most {MAX_REQUESTS} requests"),
+                );
                 if x.expect.is_some() && x.expect_each.is_some() {
                     c.problem(
                         i,
@@ -89,8 +111,9 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                             i,
                             "expect_each",
                             format!(
-                                "expect_each lists {} outcomes for {count} requests",
-                                each.len()
+                                "expect_each lists {} for {}",
+                                quantity(each.len() as u64, "outcome"),
+                                quantity(count, "request")
                             ),
                             Some("give one outcome per request, or set `count` to match".into()),
                         );
@@ -104,9 +127,22 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                 if x.count == 0 {
                     c.problem(i, "count", "count must be at least 1", None);
                 }
+                at_most(
+                    c,
+                    i,
+                    x.count.into(),
+                    MAX_CONCURRENT_REQUESTS.into(),
+                    &format!(
+                        "start at most {MAX_CONCURRENT_REQUESTS} requests at once (each is a thread)"
+                    ),
+                );
                 // A race check explores every interleaving and judges each, so which
                 // request gets which answer may differ between them.
-                if !c.race_check() && !holding.get(&x.target).copied().unwrap_or(false) {
+                if known
+                    && c.complete()
+                    && !c.race_check()
+                    && !holding.get(&x.target).copied().unwrap_or(false)
+                {
                     c.problem(
                         i,
                         "send_concurrent",
@@ -124,14 +160,15 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                     for code in expect.keys() {
                         c.one_of(i, code, code, &OUTCOMES, "outcome");
                     }
-                    let sum: u32 = expect.values().sum();
-                    if sum != x.count {
+                    let sum: u64 = expect.values().map(|&n| u64::from(n)).sum();
+                    if sum != u64::from(x.count) {
                         c.problem(
                             i,
                             "expect",
                             format!(
-                                "expected outcomes add up to {sum}, but {} requests are sent",
-                                x.count
+                                "expected outcomes add up to {sum}, but {} {} sent",
+                                quantity(x.count, "request"),
+                                if x.count == 1 { "is" } else { "are" }
                             ),
                             None,
                         );
@@ -152,7 +189,16 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                         None,
                     );
                 }
-                if !may_have_held.contains(&x.target) {
+                if let Some(count) = x.count {
+                    at_most(
+                        c,
+                        i,
+                        count.into(),
+                        MAX_REQUESTS.into(),
+                        &format!("release at most {MAX_REQUESTS} requests"),
+                    );
+                }
+                if known && c.complete() && !may_have_held.contains(&x.target) {
                     c.problem(
                         i,
                         "release",
@@ -170,6 +216,29 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
             Step::Advance(x) => {
                 if x.ms == 0 {
                     c.problem(i, "ms", "advancing by 0 ms does nothing", None);
+                } else if x.ms > MAX_ADVANCE_MS {
+                    c.problem(
+                        i,
+                        "ms",
+                        format!(
+                            "advancing by {} ms is more than a day ({MAX_ADVANCE_MS} ms), the most one step may",
+                            x.ms
+                        ),
+                        Some("advance in several steps, or by less: no rule of the lab needs more".into()),
+                    );
+                } else {
+                    let before = clock_ms;
+                    clock_ms = clock_ms.saturating_add(x.ms);
+                    if before <= MAX_CLOCK_MS && clock_ms > MAX_CLOCK_MS {
+                        c.problem(
+                            i,
+                            "ms",
+                            format!(
+                                "this takes the fake clock past a year ({MAX_CLOCK_MS} ms), the furthest a scenario may go"
+                            ),
+                            None,
+                        );
+                    }
                 }
             }
             Step::Expect(x) => {
