@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use grader_protocol::{RequestOutcome, StuckRecord};
 
-use crate::Failure;
+use crate::{Failure, blocked};
 
 /// Wakes whoever waits when something happens (a request returned, a call was parked),
 /// and lets them wait. A lab's fixtures announce on the same one, so one wait sees both.
@@ -117,7 +117,10 @@ impl Requests {
     }
 
     /// Waits until each of `ids` has returned or is parked; `target` names where they
-    /// were sent, for the stuck report.
+    /// were sent, for the stuck report. They are stuck as soon as every other thread of
+    /// the process is blocked for good ([`crate::blocked`]) while some of them have not
+    /// settled: nothing could ever move them. The plan's real-time limit is only the last
+    /// safety net, where that cannot be told.
     pub fn settle(
         &self,
         ids: &[u64],
@@ -125,11 +128,7 @@ impl Requests {
         parked: &dyn Fn(u64) -> bool,
     ) -> Result<(), Failure> {
         let settled = |id: u64| self.ended(id).is_some() || parked(id);
-        let ok = self
-            .notifier
-            .wait_for(Duration::from_millis(self.stuck_after_ms), &mut || {
-                ids.iter().all(|&id| settled(id))
-            });
+        let ok = self.wait_or_blocked(&mut || ids.iter().all(|&id| settled(id)));
         if ok {
             return Ok(());
         }
@@ -141,7 +140,61 @@ impl Requests {
             sent: ids.len() as u64,
             target: target.to_owned(),
             waited_ms: self.stuck_after_ms,
+            reading: false,
+            seen: None,
         }))
+    }
+
+    /// Runs `read` (a look at the code under test's state) on a thread of its own and
+    /// returns what it returned, or `None` when it blocked for good (or outlived the
+    /// real-time limit), as a read of a lock that a held request keeps does.
+    pub fn read<T: Send + 'static>(&self, read: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+        let slot = Arc::new(Mutex::new(None));
+        let finish = Finish {
+            result: Arc::new(Mutex::new(None)),
+            notifier: self.notifier.clone(),
+        };
+        let out = slot.clone();
+        let spawned = std::thread::Builder::new()
+            .name("observer".to_owned())
+            .spawn(move || {
+                let finish = finish;
+                let value = read();
+                *out.lock().unwrap_or_else(PoisonError::into_inner) = Some(value);
+                *finish.result.lock().unwrap_or_else(PoisonError::into_inner) =
+                    Some(Ended::Returned(String::new()));
+            });
+        spawned.ok()?;
+        let done = || {
+            slot.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .is_some()
+        };
+        self.wait_or_blocked(&mut || done());
+        slot.lock().unwrap_or_else(PoisonError::into_inner).take()
+    }
+
+    /// Waits until `done()`, until every other thread is blocked for good, or until the
+    /// plan's real-time limit; returns whether `done()` became true.
+    fn wait_or_blocked(&self, done: &mut dyn FnMut() -> bool) -> bool {
+        let me = blocked::current_tid();
+        // Short waits between looks at the other threads: a look costs a few file reads
+        // per thread, and most steps settle before the first one.
+        let mut waited = 0;
+        let mut slice = 1;
+        while waited < self.stuck_after_ms {
+            let step = slice.min(self.stuck_after_ms - waited);
+            if self.notifier.wait_for(Duration::from_millis(step), done) {
+                return true;
+            }
+            waited += step;
+            slice = (slice * 2).min(50);
+            if me.is_some_and(|me| blocked::all_blocked(&[me]) == Some(true)) {
+                // Blocked for good; one last look, for what finished just before.
+                return done();
+            }
+        }
+        done()
     }
 
     /// How each of `ids` ended so far: its outcome, `panicked`, or `parked` (the lab's
