@@ -22,6 +22,17 @@ pub trait Notifier: Send + Sync + 'static {
     fn wait_for(&self, limit: Duration, done: &mut dyn FnMut() -> bool) -> bool;
 }
 
+/// How a wait ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wait {
+    /// What it waited for happened.
+    Done,
+    /// Every other thread was seen blocked for good first.
+    Blocked,
+    /// The real-time limit ran out first.
+    OutOfTime,
+}
+
 /// How one request thread ended, once it has.
 #[derive(Clone, Debug)]
 enum Ended {
@@ -71,6 +82,11 @@ impl Requests {
             stuck_after_ms,
             panicked: Arc::new(Mutex::new(false)),
         }
+    }
+
+    /// The real-time limit of a wait, in milliseconds: the last safety net.
+    pub fn limit_ms(&self) -> u64 {
+        self.stuck_after_ms
     }
 
     /// A gate for `n` requests that leave at the same instant: each waits there until
@@ -128,8 +144,8 @@ impl Requests {
         parked: &dyn Fn(u64) -> bool,
     ) -> Result<(), Failure> {
         let settled = |id: u64| self.ended(id).is_some() || parked(id);
-        let ok = self.wait_or_blocked(&mut || ids.iter().all(|&id| settled(id)));
-        if ok {
+        let ended = self.wait_or_blocked(&mut || ids.iter().all(|&id| settled(id)));
+        if ended == Wait::Done {
             return Ok(());
         }
         let stuck = ids.iter().copied().filter(|&id| !settled(id)).collect();
@@ -140,15 +156,20 @@ impl Requests {
             sent: ids.len() as u64,
             target: target.to_owned(),
             waited_ms: self.stuck_after_ms,
+            blocked: ended == Wait::Blocked,
             reading: false,
             seen: None,
         }))
     }
 
     /// Runs `read` (a look at the code under test's state) on a thread of its own and
-    /// returns what it returned, or `None` when it blocked for good (or outlived the
-    /// real-time limit), as a read of a lock that a held request keeps does.
-    pub fn read<T: Send + 'static>(&self, read: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+    /// returns what it returned; or, when it did not return, whether it blocked for good
+    /// (`Err(true)`, as a read of a lock that a held request keeps does) or outlived the
+    /// real-time limit (`Err(false)`, a loop).
+    pub fn read<T: Send + 'static>(
+        &self,
+        read: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, bool> {
         let slot = Arc::new(Mutex::new(None));
         let finish = Finish {
             result: Arc::new(Mutex::new(None)),
@@ -164,19 +185,22 @@ impl Requests {
                 *finish.result.lock().unwrap_or_else(PoisonError::into_inner) =
                     Some(Ended::Returned(String::new()));
             });
-        spawned.ok()?;
+        if spawned.is_err() {
+            return Err(false);
+        }
         let done = || {
             slot.lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .is_some()
         };
-        self.wait_or_blocked(&mut || done());
-        slot.lock().unwrap_or_else(PoisonError::into_inner).take()
+        let ended = self.wait_or_blocked(&mut || done());
+        let value = slot.lock().unwrap_or_else(PoisonError::into_inner).take();
+        value.ok_or(ended == Wait::Blocked)
     }
 
     /// Waits until `done()`, until every other thread is blocked for good, or until the
-    /// plan's real-time limit; returns whether `done()` became true.
-    fn wait_or_blocked(&self, done: &mut dyn FnMut() -> bool) -> bool {
+    /// plan's real-time limit, and says which came first.
+    fn wait_or_blocked(&self, done: &mut dyn FnMut() -> bool) -> Wait {
         let me = blocked::current_tid();
         // Short waits between looks at the other threads: a look costs a few file reads
         // per thread, and most steps settle before the first one.
@@ -185,16 +209,16 @@ impl Requests {
         while waited < self.stuck_after_ms {
             let step = slice.min(self.stuck_after_ms - waited);
             if self.notifier.wait_for(Duration::from_millis(step), done) {
-                return true;
+                return Wait::Done;
             }
             waited += step;
             slice = (slice * 2).min(50);
             if me.is_some_and(|me| blocked::all_blocked(&[me]) == Some(true)) {
                 // Blocked for good; one last look, for what finished just before.
-                return done();
+                return if done() { Wait::Done } else { Wait::Blocked };
             }
         }
-        done()
+        if done() { Wait::Done } else { Wait::OutOfTime }
     }
 
     /// How each of `ids` ended so far: its outcome, `panicked`, or `parked` (the lab's

@@ -160,6 +160,10 @@ pub struct StuckRecord {
     /// Real milliseconds of the safety-net limit: how long the harness would have
     /// waited had it not seen them blocked first.
     pub waited_ms: u64,
+    /// Whether every thread of the process was seen blocked for good, so nothing could
+    /// move them; false when the real-time limit ran out first (a loop, say).
+    #[serde(default)]
+    pub blocked: bool,
     /// Whether it was the harness's look at the code under test's state after the
     /// action that blocked, rather than requests.
     #[serde(default)]

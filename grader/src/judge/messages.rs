@@ -72,12 +72,14 @@ pub(super) fn missing_step(
 fn stuck_words(scenario: &Scenario, s: &StuckRecord, simultaneous: bool) -> (String, String) {
     let words = scenario.plugin.words();
     if s.reading {
+        let how = if s.blocked {
+            "blocked for good (every thread of the scenario was waiting)".to_owned()
+        } else {
+            format!("did not return in {} ms of real time, busy", s.waited_ms)
+        };
         return (
             format!("{} returns at once", words.observers),
-            format!(
-                "the grader's call to {} blocked for good (every thread of the scenario was waiting)",
-                words.observers
-            ),
+            format!("the grader's call to {} {how}", words.observers),
         );
     }
     let ids: Vec<String> = s.requests.iter().map(|id| format!("#{id}")).collect();
@@ -90,10 +92,18 @@ fn stuck_words(scenario: &Scenario, s: &StuckRecord, simultaneous: bool) -> (Str
             ids.join(", ")
         )
     };
-    let observed = format!(
-        "{who} blocked for good inside {}: neither returned nor reached {}, and every thread of the scenario was waiting",
-        words.subject, s.target
-    );
+    let observed = if s.blocked {
+        format!(
+            "{who} blocked for good inside {}: neither returned nor reached {}, and every thread of the scenario was waiting",
+            words.subject, s.target
+        )
+    } else {
+        // Not blocked: busy (a loop), until the real-time limit.
+        format!(
+            "{who} still inside {} after {} ms of real time, busy: neither returned nor reached {}",
+            words.subject, s.waited_ms, s.target
+        )
+    };
     (words.stuck_expected.to_owned(), observed)
 }
 

@@ -91,23 +91,24 @@ impl Driver for World {
     }
 
     fn observe(&self) -> Observation {
-        self.record().unwrap_or_else(|| Observation {
+        self.record().unwrap_or_else(|_| Observation {
             targets: Vec::new(),
             transitions: None,
         })
     }
 
     fn try_observe(&self) -> Result<Observation, Failure> {
-        self.record().ok_or_else(|| {
+        self.record().map_err(|blocked| {
             Failure::Stuck(StuckRecord {
                 step: 0,
                 at_ms: 0,
                 requests: Vec::new(),
                 sent: 0,
                 target: String::new(),
-                waited_ms: 0,
+                waited_ms: self.requests.limit_ms(),
+                blocked,
                 reading: true,
-                seen: Some(seen::BREAKER_BLOCKED.to_owned()),
+                seen: blocked.then(|| seen::READ_BLOCKED.to_owned()),
             })
         })
     }
@@ -200,7 +201,9 @@ impl World {
         self.requests
             .settle(ids, target, &|id| self.is_held(id))
             .map_err(|failure| match failure {
-                Failure::Stuck(mut stuck) => {
+                // Only when they are blocked for good: a request that loops may hold the
+                // lock the look would wait for, until the time limit.
+                Failure::Stuck(mut stuck) if stuck.blocked => {
                     let relay = self.relay.clone();
                     let name = target.to_owned();
                     let read = self.requests.read(move || {
@@ -208,9 +211,9 @@ impl World {
                     });
                     stuck.seen = Some(
                         match read {
-                            Some(true) => seen::BREAKER_READABLE,
-                            Some(false) => seen::BREAKER_PANICKED,
-                            None => seen::BREAKER_BLOCKED,
+                            Ok(true) => seen::BREAKER_READABLE,
+                            Ok(false) => seen::BREAKER_PANICKED,
+                            Err(_) => seen::BREAKER_BLOCKED,
                         }
                         .to_owned(),
                     );
@@ -224,9 +227,9 @@ impl World {
         self.targets.iter().any(|t| t.stats().held.contains(&id))
     }
 
-    /// The state of every target, and the transition records, after an action; `None`
-    /// when reading them from the relay blocked for good.
-    fn record(&self) -> Option<Observation> {
+    /// The state of every target, and the transition records, after an action; or,
+    /// when reading them from the relay did not return, whether it blocked for good.
+    fn record(&self) -> Result<Observation, bool> {
         let relay = self.relay.clone();
         let names: Vec<String> = self.targets.iter().map(|t| t.name().to_owned()).collect();
         let (states, transitions) = self.requests.read(move || {
@@ -271,7 +274,7 @@ impl World {
                 None
             }
         };
-        Some(Observation {
+        Ok(Observation {
             targets,
             transitions,
         })

@@ -146,6 +146,9 @@ pub fn stuck_hint(seen: Option<&str>) -> String {
         Some(seen::BREAKER_BLOCKED) => {
             "Reading the breaker's state blocked too: the breaker's lock is held while a request is inside the target, and every other request to that target queues on it. Decide under the lock, let the guard go, call the target, then lock again to learn from the answer. (If the bulkhead's lock is held across the call as well, the same fix applies there.)"
         }
+        Some(seen::READ_BLOCKED) => {
+            return "Reading the relay's state after the step (Relay::breaker_state or Relay::transitions) blocked for good: one of its locks is held. Either a request inside the target keeps it (a lock held across the call: decide under the lock, let the guard go, then call), or the same thread takes it twice (a std Mutex is not re-entrant: a method that locks, called while the lock is held, waits forever).".to_owned();
+        }
         _ => {
             "The usual causes: the bulkhead waits for a slot instead of returning E905; a slot is never given back (use a guard whose Drop gives it back); a lock (the breaker's or the bulkhead's) is held while the target is called; or a loop that never ends."
         }
