@@ -186,5 +186,7 @@ fn write_gradebook(book: &Gradebook, dir: &std::path::Path) -> Result<(), Error>
     text.and_then(|t| std::fs::write(&json, t))
         .map_err(|e| Error::io("write", &json, e))?;
     let csv = dir.join("gradebook.csv");
-    std::fs::write(&csv, gradebook::csv(book)).map_err(|e| Error::io("write", &csv, e))
+    gradebook::csv(book)
+        .and_then(|text| std::fs::write(&csv, text))
+        .map_err(|e| Error::io("write", &csv, e))
 }
