@@ -25,6 +25,7 @@ pub mod lab;
 pub mod materialize;
 pub mod mutants;
 pub mod provenance;
+pub mod rehearse;
 pub mod release;
 pub mod report;
 pub mod runner;
@@ -58,6 +59,7 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> ExitCode {
         Command::Validate(args) => commands::validate::exec(&mut ctx, args),
         Command::Audit(args) => commands::audit::exec(&mut ctx, args),
         Command::Release(args) => commands::release::exec(&mut ctx, args),
+        Command::Rehearse(args) => commands::rehearse::exec(&mut ctx, args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -212,7 +212,7 @@ fn set_limits(command: &mut Command, limits: Limits) {
 /// Kills every process in the group the harness leads: the harness itself and anything
 /// the code under test forked.
 #[allow(unsafe_code)]
-fn kill_group(pid: u32) {
+pub(crate) fn kill_group(pid: u32) {
     let Ok(pid) = libc::pid_t::try_from(pid) else {
         return;
     };

@@ -5,12 +5,14 @@
 
 mod audit;
 mod batch;
+mod browser;
 mod check;
 mod ci;
 mod errors;
 mod failures;
 mod formats;
 mod instructors;
+mod rehearse;
 mod release;
 mod robustness;
 mod student;

@@ -1,0 +1,414 @@
+//! The page's charts, drawn as SVG by plotters: lines over time on shaded phases, stacked
+//! areas of outcomes, and bands of breaker states.
+
+use plotters::prelude::*;
+
+use super::figures::Span;
+
+/// Width and height of every chart, in pixels.
+const SIZE: (u32, u32) = (900, 300);
+
+/// The relay under test.
+pub const PROTECTED: RGBColor = RGBColor(27, 140, 100);
+/// The blind relay.
+pub const UNPROTECTED: RGBColor = RGBColor(217, 95, 2);
+
+/// How the y axis is scaled.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Scale {
+    /// From 0 up to a little above the highest value (or the limit line).
+    Linear,
+    /// Milliseconds on a logarithmic axis, from 0.1 ms.
+    LogMs,
+}
+
+/// A line over time; `None` values leave a gap.
+#[derive(Clone, Debug)]
+pub struct Line {
+    /// Its name in the legend.
+    pub label: String,
+    /// Its colour.
+    pub color: RGBColor,
+    /// Drawn dashed.
+    pub dashed: bool,
+    /// (seconds, value).
+    pub points: Vec<(f64, Option<f64>)>,
+}
+
+/// A chart of lines over time, on shaded spans (phases or breaker states).
+#[derive(Clone, Debug)]
+pub struct TimeChart {
+    /// The caption.
+    pub title: String,
+    /// What the y axis measures.
+    pub y_desc: String,
+    /// Its scale.
+    pub scale: Scale,
+    /// Shaded spans behind the lines, with a label at their top.
+    pub bands: Vec<Span>,
+    /// The lines.
+    pub lines: Vec<Line>,
+    /// A dashed horizontal line and its label (a limit).
+    pub limit: Option<(f64, String)>,
+}
+
+/// The colour of a phase or a breaker state, for the shading behind lines.
+pub fn band_color(what: &str) -> RGBColor {
+    match what {
+        "slow" => RGBColor(255, 205, 60),
+        "refusing" | "OPEN" => RGBColor(220, 60, 60),
+        "failing" => RGBColor(150, 90, 200),
+        "HALF_OPEN" => RGBColor(255, 150, 0),
+        "CLOSED" => RGBColor(60, 160, 60),
+        _ => RGBColor(200, 200, 200),
+    }
+}
+
+/// The colour of an outcome in stacked charts.
+pub fn outcome_color(outcome: &str) -> RGBColor {
+    match outcome {
+        "OK" => RGBColor(44, 160, 44),
+        "B201" => RGBColor(152, 223, 138),
+        "E500" => RGBColor(148, 103, 189),
+        "E901" => RGBColor(140, 86, 75),
+        "E902" => RGBColor(214, 39, 40),
+        "E904" => RGBColor(31, 119, 180),
+        "E905" => RGBColor(23, 190, 207),
+        "PANIC" => RGBColor(0, 0, 0),
+        "NO_ANSWER" => RGBColor(127, 127, 127),
+        _ => RGBColor(199, 199, 199),
+    }
+}
+
+type Result<T> = std::result::Result<T, String>;
+
+fn err(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
+/// Draws `chart` over `duration_s` seconds.
+pub fn time_chart(chart: &TimeChart, duration_s: f64) -> Result<String> {
+    let log = chart.scale == Scale::LogMs;
+    let values = chart
+        .lines
+        .iter()
+        .flat_map(|l| l.points.iter().filter_map(|p| p.1))
+        .chain(chart.limit.as_ref().map(|l| l.0));
+    let top = values.fold(0.0f64, f64::max);
+    let (y0, y1) = if log {
+        (-1.0, top.max(10.0).log10().ceil())
+    } else {
+        (0.0, (top * 1.15).max(1.0))
+    };
+    let y = |v: f64| if log { v.max(0.1).log10() } else { v };
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        let mut ctx = ChartBuilder::on(&root)
+            .caption(&chart.title, ("sans-serif", 17))
+            .margin(12)
+            .x_label_area_size(34)
+            .y_label_area_size(64)
+            .build_cartesian_2d(0.0..duration_s, y0..y1)
+            .map_err(err)?;
+        let label_ms = |v: &f64| {
+            let ms = 10f64.powf(*v);
+            if ms >= 1000.0 {
+                format!("{} s", ms / 1000.0)
+            } else {
+                format!("{ms} ms")
+            }
+        };
+        let label_plain = |v: &f64| format!("{v}");
+        let formatter: &dyn Fn(&f64) -> String = if log { &label_ms } else { &label_plain };
+        ctx.configure_mesh()
+            .x_desc("seconds since the start")
+            .y_desc(chart.y_desc.as_str())
+            .y_labels(if log { (y1 - y0) as usize + 1 } else { 6 })
+            .y_label_formatter(formatter)
+            .light_line_style(RGBColor(235, 235, 235))
+            .draw()
+            .map_err(err)?;
+        for b in chart.bands.iter().filter(|b| b.what != "healthy") {
+            let color = band_color(&b.what);
+            let (from, to) = visible(b, duration_s);
+            ctx.draw_series(std::iter::once(Rectangle::new(
+                [(from, y0), (to, y1)],
+                color.mix(0.18).filled(),
+            )))
+            .map_err(err)?;
+            if b.what != "healthy" && b.what != "CLOSED" && to - from > duration_s / 40.0 {
+                ctx.draw_series(std::iter::once(Text::new(
+                    b.what.clone(),
+                    (from + duration_s / 200.0, y1),
+                    ("sans-serif", 13).into_font().color(&RGBColor(90, 90, 90)),
+                )))
+                .map_err(err)?;
+            }
+        }
+        if let Some((value, label)) = &chart.limit {
+            let style = ShapeStyle::from(&BLACK.mix(0.6)).stroke_width(1);
+            ctx.draw_series(DashedLineSeries::new(
+                vec![(0.0, y(*value)), (duration_s, y(*value))],
+                6,
+                4,
+                style,
+            ))
+            .map_err(err)?
+            .label(label.clone())
+            .legend(move |(x, yy)| PathElement::new(vec![(x, yy), (x + 20, yy)], style));
+        }
+        for line in &chart.lines {
+            let style = ShapeStyle::from(&line.color).stroke_width(2);
+            let mut first = true;
+            for segment in segments(&line.points) {
+                let points: Vec<(f64, f64)> = segment.iter().map(|&(t, v)| (t, y(v))).collect();
+                let drawn = if line.dashed {
+                    ctx.draw_series(DashedLineSeries::new(points, 7, 4, style))
+                        .map_err(err)?
+                } else if points.len() == 1 {
+                    ctx.draw_series(points.iter().map(|&p| Circle::new(p, 2, style.filled())))
+                        .map_err(err)?
+                } else {
+                    ctx.draw_series(LineSeries::new(points, style))
+                        .map_err(err)?
+                };
+                if first {
+                    let dashed = line.dashed;
+                    drawn.label(line.label.clone()).legend(move |(x, yy)| {
+                        let gap = if dashed { 6 } else { 0 };
+                        EmptyElement::at((x, yy))
+                            + PathElement::new(vec![(0, 0), (7, 0)], style)
+                            + PathElement::new(vec![(7 + gap, 0), (20, 0)], style)
+                    });
+                    first = false;
+                }
+            }
+        }
+        ctx.configure_series_labels()
+            .background_style(WHITE.mix(0.85))
+            .border_style(RGBColor(180, 180, 180))
+            .position(SeriesLabelPosition::UpperRight)
+            .draw()
+            .map_err(err)?;
+        root.present().map_err(err)?;
+    }
+    Ok(svg)
+}
+
+/// A span's start and end in seconds, at least a 300th of the chart wide so that a trial
+/// call's few milliseconds of HALF_OPEN can be seen.
+fn visible(span: &Span, duration_s: f64) -> (f64, f64) {
+    let from = span.from_ms / 1000.0;
+    (from, (span.to_ms / 1000.0).max(from + duration_s / 300.0))
+}
+
+/// Runs of consecutive points that have values.
+fn segments(points: &[(f64, Option<f64>)]) -> Vec<Vec<(f64, f64)>> {
+    let mut out = vec![Vec::new()];
+    for &(t, v) in points {
+        match v {
+            Some(v) => out.last_mut().map(|s| s.push((t, v))).unwrap_or_default(),
+            None if out.last().is_some_and(|s| !s.is_empty()) => out.push(Vec::new()),
+            None => {}
+        }
+    }
+    out.retain(|s| !s.is_empty());
+    out
+}
+
+/// One layer of a stacked chart.
+#[derive(Clone, Debug)]
+pub struct Layer {
+    /// Its name in the legend.
+    pub label: String,
+    /// Its colour.
+    pub color: RGBColor,
+    /// (seconds, value), the same times in every layer.
+    pub values: Vec<(f64, f64)>,
+}
+
+/// Stacked areas over time: `layers` bottom first; `bands` shade the background.
+pub fn stacked_chart(
+    title: &str,
+    y_desc: &str,
+    layers: &[Layer],
+    bands: &[Span],
+    duration_s: f64,
+) -> Result<String> {
+    let n = layers.first().map_or(0, |l| l.values.len());
+    let mut tops: Vec<Vec<(f64, f64)>> = Vec::new();
+    let mut running = vec![0.0; n];
+    for Layer { values, .. } in layers {
+        for (i, (_, v)) in values.iter().enumerate().take(n) {
+            running[i] += v;
+        }
+        tops.push(
+            values
+                .iter()
+                .zip(&running)
+                .map(|(&(t, _), &top)| (t, top))
+                .collect(),
+        );
+    }
+    // Room above the areas for the legend.
+    let high = running.iter().copied().fold(0.0f64, f64::max).max(1.0) * 1.9;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        let mut ctx = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 17))
+            .margin(12)
+            .x_label_area_size(34)
+            .y_label_area_size(64)
+            .build_cartesian_2d(0.0..duration_s, 0.0..high)
+            .map_err(err)?;
+        ctx.configure_mesh()
+            .x_desc("seconds since the start")
+            .y_desc(y_desc)
+            .light_line_style(RGBColor(235, 235, 235))
+            .draw()
+            .map_err(err)?;
+        for b in bands.iter().filter(|b| b.what != "healthy") {
+            let (from, to) = visible(b, duration_s);
+            ctx.draw_series(std::iter::once(Rectangle::new(
+                [(from, 0.0), (to, high)],
+                band_color(&b.what).mix(0.12).filled(),
+            )))
+            .map_err(err)?;
+        }
+        // Top layer first: each lower layer is drawn over the ones above it.
+        for (layer, top) in layers.iter().zip(&tops).rev() {
+            if layer.values.iter().all(|p| p.1 <= 0.0) {
+                continue;
+            }
+            let color = layer.color;
+            ctx.draw_series(AreaSeries::new(top.clone(), 0.0, color.mix(0.85).filled()))
+                .map_err(err)?
+                .label(layer.label.clone())
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.filled())
+                });
+        }
+        ctx.configure_series_labels()
+            .background_style(WHITE.mix(0.85))
+            .border_style(RGBColor(180, 180, 180))
+            .position(SeriesLabelPosition::UpperRight)
+            .draw()
+            .map_err(err)?;
+        root.present().map_err(err)?;
+    }
+    Ok(svg)
+}
+
+/// One row of coloured spans per name: the breakers' states over time.
+pub fn state_chart(title: &str, rows: &[(String, Vec<Span>)], duration_s: f64) -> Result<String> {
+    let n = rows.len().max(1) as f64;
+    let mut svg = String::new();
+    {
+        let height = 170 + 40 * rows.len() as u32;
+        let root = SVGBackend::with_string(&mut svg, (SIZE.0, height)).into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        let mut ctx = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 17))
+            .margin(12)
+            .x_label_area_size(34)
+            .y_label_area_size(110)
+            // Room above the rows for the legend.
+            .build_cartesian_2d(0.0..duration_s, 0.0..n + 1.5)
+            .map_err(err)?;
+        let names: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
+        let row_name = move |v: &f64| {
+            let i = v.floor() as usize;
+            let centre = (v - v.floor() - 0.5).abs() < 0.01;
+            match names.get(i) {
+                Some(name) if centre => name.clone(),
+                _ => String::new(),
+            }
+        };
+        ctx.configure_mesh()
+            .x_desc("seconds since the start")
+            .disable_y_mesh()
+            .y_labels(2 * rows.len() + 4)
+            .y_label_formatter(&row_name)
+            .light_line_style(RGBColor(235, 235, 235))
+            .draw()
+            .map_err(err)?;
+        let mut seen: Vec<String> = Vec::new();
+        for (i, (_, spans)) in rows.iter().enumerate() {
+            let (lo, hi) = (i as f64 + 0.15, i as f64 + 0.85);
+            for s in spans {
+                let color = band_color(&s.what);
+                let drawn = ctx
+                    .draw_series(std::iter::once(Rectangle::new(
+                        [
+                            (visible(s, duration_s).0, lo),
+                            (visible(s, duration_s).1, hi),
+                        ],
+                        color.filled(),
+                    )))
+                    .map_err(err)?;
+                if !seen.contains(&s.what) {
+                    seen.push(s.what.clone());
+                    drawn.label(s.what.clone()).legend(move |(x, y)| {
+                        Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.filled())
+                    });
+                }
+            }
+        }
+        ctx.configure_series_labels()
+            .background_style(WHITE.mix(0.85))
+            .border_style(RGBColor(180, 180, 180))
+            .position(SeriesLabelPosition::UpperRight)
+            .draw()
+            .map_err(err)?;
+        root.present().map_err(err)?;
+    }
+    Ok(svg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gaps_split_lines() {
+        let pts = [
+            (0.0, Some(1.0)),
+            (1.0, None),
+            (2.0, Some(2.0)),
+            (3.0, Some(3.0)),
+        ];
+        assert_eq!(
+            segments(&pts),
+            vec![vec![(0.0, 1.0)], vec![(2.0, 2.0), (3.0, 3.0)]]
+        );
+    }
+
+    #[test]
+    fn a_chart_is_one_svg_element() {
+        let chart = TimeChart {
+            title: "t".into(),
+            y_desc: "ms".into(),
+            scale: Scale::LogMs,
+            bands: vec![Span {
+                from_ms: 1000.0,
+                to_ms: 2000.0,
+                what: "slow".into(),
+            }],
+            lines: vec![Line {
+                label: "a".into(),
+                color: PROTECTED,
+                dashed: false,
+                points: vec![(0.0, Some(5.0)), (1.5, Some(2000.0))],
+            }],
+            limit: Some((3.0, "limit".into())),
+        };
+        let svg = time_chart(&chart, 3.0).unwrap();
+        assert!(svg.trim_start().starts_with("<svg"), "{svg}");
+        assert!(svg.trim_end().ends_with("</svg>"));
+        assert!(svg.contains("polyline") || svg.contains("path"));
+    }
+}
