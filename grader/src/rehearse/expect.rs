@@ -68,6 +68,7 @@ pub fn judge(script: &Script, record: &Record, figures: &Figures) -> Vec<Expecta
         record,
     };
     vec![
+        ctx.answers_everything(),
         ctx.cascade(),
         ctx.bystanders_stay_fast(),
         ctx.bulkhead_caps(settings.max_concurrent),
@@ -105,6 +106,25 @@ impl Ctx<'_> {
 
     fn has_phase(&self, what: Behaviour) -> bool {
         self.story_phases.iter().any(|p| p.what == what.as_str())
+    }
+
+    fn answers_everything(&self) -> Expectation {
+        let count = |o: Outcome| -> u64 {
+            self.protected
+                .targets
+                .values()
+                .map(|t| t.outcomes.get(&o).copied().unwrap_or(0))
+                .sum()
+        };
+        let (panics, unanswered) = (count(Outcome::Panic), count(Outcome::NoAnswer));
+        Expectation {
+            id: "answers_everything",
+            title: "Your relay answers every request: no panic, none left waiting".into(),
+            verdict: Verdict::of(panics == 0 && unanswered == 0),
+            evidence: format!(
+                "{panics} requests ended in a panic, {unanswered} had no answer by the end (the notes say where it panicked)"
+            ),
+        }
     }
 
     fn cascade(&self) -> Expectation {

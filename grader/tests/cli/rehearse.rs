@@ -151,7 +151,9 @@ fn a_short_rehearsal_shows_the_cascade_behind_the_blind_relay_and_the_cure_behin
     assert_eq!(verdict(j, "probe_then_resume"), "seen", "{}", run.stdout);
 
     // The terminal summary names every expectation and the files.
+    assert_eq!(verdict(j, "answers_everything"), "seen", "{}", run.stdout);
     for id in [
+        "no panic",
         "cascade",
         "stays fast",
         "max_concurrent",

@@ -136,6 +136,10 @@ fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
         "labs/lab4/README.md",
         "labs/lab4/scenario.schema.json",
         "labs/lab4/scenarios/tr_full_cycle.json",
+        "labs/lab4/rehearsal.json",
+        "grader/rehearsal/src/lib.rs",
+        "grader/rehearsal/main/src/main.rs",
+        "grader/rehearsal/protocol/src/lib.rs",
         "ci/github/grade.sh",
     ] {
         assert!(out.join(present).is_file(), "{present} is missing");
