@@ -144,7 +144,7 @@ pub fn run(
 
 /// Reads a stream to its end on a thread, keeping only the first [`OUTPUT_CAP`] bytes, so
 /// that a chatty child can never fill its pipe and block.
-fn capped_reader(mut stream: impl Read + Send + 'static) -> JoinHandle<String> {
+pub(crate) fn capped_reader(mut stream: impl Read + Send + 'static) -> JoinHandle<String> {
     std::thread::spawn(move || {
         let mut kept = Vec::new();
         let mut buf = [0u8; 8192];

@@ -8,6 +8,7 @@
 //! like a channel that gives up, the generator never sends a burst of overdue requests.
 
 use std::collections::BTreeMap;
+use std::sync::MutexGuard;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -39,6 +40,17 @@ struct Book {
     /// Per sender: the request it is waiting on (target, sent at).
     waiting: Vec<Option<(String, f64)>>,
     closed: bool,
+}
+
+impl Book {
+    fn record(&mut self, target: String, sent_ms: f64, ms: f64, outcome: Outcome) {
+        self.records.push(RequestRecord {
+            target,
+            sent_ms: rounded(sent_ms),
+            ms: rounded(ms),
+            outcome,
+        });
+    }
 }
 
 /// The target of request `k`: a fixed pseudo-random draw weighted by each target's share.
@@ -111,12 +123,7 @@ impl Generator {
         let waiting: Vec<(String, f64)> =
             book.waiting.iter_mut().filter_map(Option::take).collect();
         for (target, sent) in waiting {
-            book.records.push(RequestRecord {
-                target,
-                sent_ms: rounded(sent),
-                ms: rounded(now_ms - sent),
-                outcome: Outcome::NoAnswer,
-            });
+            book.record(target, sent, now_ms - sent, Outcome::NoAnswer);
         }
         let mut records = std::mem::take(&mut book.records);
         records.sort_by(|a, b| a.sent_ms.total_cmp(&b.sent_ms));
@@ -149,21 +156,12 @@ impl Sender {
             let sent = self.timeline.now_ms();
             let target = target_of(k, &self.weighted).to_owned();
             {
-                let mut book = self
-                    .shared
-                    .book
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner);
+                let mut book = self.book();
                 if book.closed {
                     return;
                 }
                 if sent > due + LATE_MS.max(self.every_ms) {
-                    book.records.push(RequestRecord {
-                        target,
-                        sent_ms: rounded(due),
-                        ms: 0.0,
-                        outcome: Outcome::NotSent,
-                    });
+                    book.record(target, due, 0.0, Outcome::NotSent);
                     continue;
                 }
                 book.waiting[self.index] = Some((target.clone(), sent));
@@ -172,22 +170,20 @@ impl Sender {
             let outcome = self.send(&target, k);
             drop(inside);
             let ms = self.timeline.now_ms() - sent;
-            let mut book = self
-                .shared
-                .book
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
+            let mut book = self.book();
             if book.closed {
                 return;
             }
             book.waiting[self.index] = None;
-            book.records.push(RequestRecord {
-                target,
-                sent_ms: rounded(sent),
-                ms: rounded(ms),
-                outcome,
-            });
+            book.record(target, sent, ms, outcome);
         }
+    }
+
+    fn book(&self) -> MutexGuard<'_, Book> {
+        self.shared
+            .book
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     fn send(&self, target: &str, id: u64) -> Outcome {

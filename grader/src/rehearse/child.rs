@@ -50,21 +50,7 @@ pub fn run(
         .process_group(0)
         .spawn()
         .map_err(|e| Error::io("start the rehearsal program", program, e))?;
-    let stderr = child.stderr.take().map(|mut s| {
-        std::thread::spawn(move || {
-            let mut kept = Vec::new();
-            let mut buf = [0u8; 8192];
-            while let Ok(n) = std::io::Read::read(&mut s, &mut buf) {
-                if n == 0 {
-                    break;
-                }
-                if kept.len() < 16 * 1024 {
-                    kept.extend_from_slice(&buf[..n]);
-                }
-            }
-            String::from_utf8_lossy(&kept).into_owned()
-        })
-    });
+    let stderr = child.stderr.take().map(crate::runner::capped_reader);
     if let Some(mut stdin) = child.stdin.take() {
         // A program that dies before reading its plan shows up below as a crash.
         let _ = stdin.write_all(&input);

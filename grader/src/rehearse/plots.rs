@@ -1,6 +1,8 @@
 //! The page's charts, drawn as SVG by plotters: lines over time on shaded phases, stacked
 //! areas of outcomes, and bands of breaker states.
 
+use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 use super::figures::Span;
@@ -86,6 +88,50 @@ fn err(e: impl std::fmt::Display) -> String {
     e.to_string()
 }
 
+/// A white canvas of `size` pixels that draws into `svg`.
+fn canvas(svg: &mut String, size: (u32, u32)) -> Result<DrawingArea<SVGBackend<'_>, Shift>> {
+    let root = SVGBackend::with_string(svg, size).into_drawing_area();
+    root.fill(&WHITE).map_err(err)?;
+    Ok(root)
+}
+
+/// A chart on `root` titled `title`: `duration_s` seconds across, `y` up, with `y_area`
+/// pixels for the y labels.
+fn frame<'a, 'b>(
+    root: &'a DrawingArea<SVGBackend<'b>, Shift>,
+    title: &str,
+    y: std::ops::Range<f64>,
+    duration_s: f64,
+    y_area: u32,
+) -> Result<ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>> {
+    ChartBuilder::on(root)
+        .caption(title, ("sans-serif", 17))
+        .margin(12)
+        .x_label_area_size(34)
+        .y_label_area_size(y_area)
+        .build_cartesian_2d(0.0..duration_s, y)
+        .map_err(err)
+}
+
+/// Adds the legend and writes the SVG out.
+fn finish<'a, 'b: 'a>(
+    ctx: &mut ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    root: &DrawingArea<SVGBackend<'b>, Shift>,
+) -> Result<()> {
+    ctx.configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(RGBColor(180, 180, 180))
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(err)?;
+    root.present().map_err(err)
+}
+
+/// A legend entry: a square of `color`.
+fn swatch(color: RGBColor) -> impl Fn((i32, i32)) -> Rectangle<(i32, i32)> {
+    move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.filled())
+}
+
 /// Draws `chart` over `duration_s` seconds.
 pub fn time_chart(chart: &TimeChart, duration_s: f64) -> Result<String> {
     let log = chart.scale == Scale::LogMs;
@@ -103,15 +149,8 @@ pub fn time_chart(chart: &TimeChart, duration_s: f64) -> Result<String> {
     let y = |v: f64| if log { v.max(0.1).log10() } else { v };
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        root.fill(&WHITE).map_err(err)?;
-        let mut ctx = ChartBuilder::on(&root)
-            .caption(&chart.title, ("sans-serif", 17))
-            .margin(12)
-            .x_label_area_size(34)
-            .y_label_area_size(64)
-            .build_cartesian_2d(0.0..duration_s, y0..y1)
-            .map_err(err)?;
+        let root = canvas(&mut svg, SIZE)?;
+        let mut ctx = frame(&root, &chart.title, y0..y1, duration_s, 64)?;
         let label_ms = |v: &f64| {
             let ms = 10f64.powf(*v);
             if ms >= 1000.0 {
@@ -186,13 +225,7 @@ pub fn time_chart(chart: &TimeChart, duration_s: f64) -> Result<String> {
                 }
             }
         }
-        ctx.configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(180, 180, 180))
-            .position(SeriesLabelPosition::UpperRight)
-            .draw()
-            .map_err(err)?;
-        root.present().map_err(err)?;
+        finish(&mut ctx, &root)?;
     }
     Ok(svg)
 }
@@ -256,15 +289,8 @@ pub fn stacked_chart(
     let high = running.iter().copied().fold(0.0f64, f64::max).max(1.0) * 1.9;
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        root.fill(&WHITE).map_err(err)?;
-        let mut ctx = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 17))
-            .margin(12)
-            .x_label_area_size(34)
-            .y_label_area_size(64)
-            .build_cartesian_2d(0.0..duration_s, 0.0..high)
-            .map_err(err)?;
+        let root = canvas(&mut svg, SIZE)?;
+        let mut ctx = frame(&root, title, 0.0..high, duration_s, 64)?;
         ctx.configure_mesh()
             .x_desc("seconds since the start")
             .y_desc(y_desc)
@@ -288,17 +314,9 @@ pub fn stacked_chart(
             ctx.draw_series(AreaSeries::new(top.clone(), 0.0, color.mix(0.85).filled()))
                 .map_err(err)?
                 .label(layer.label.clone())
-                .legend(move |(x, y)| {
-                    Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.filled())
-                });
+                .legend(swatch(color));
         }
-        ctx.configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(180, 180, 180))
-            .position(SeriesLabelPosition::UpperRight)
-            .draw()
-            .map_err(err)?;
-        root.present().map_err(err)?;
+        finish(&mut ctx, &root)?;
     }
     Ok(svg)
 }
@@ -309,16 +327,9 @@ pub fn state_chart(title: &str, rows: &[(String, Vec<Span>)], duration_s: f64) -
     let mut svg = String::new();
     {
         let height = 170 + 40 * rows.len() as u32;
-        let root = SVGBackend::with_string(&mut svg, (SIZE.0, height)).into_drawing_area();
-        root.fill(&WHITE).map_err(err)?;
-        let mut ctx = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 17))
-            .margin(12)
-            .x_label_area_size(34)
-            .y_label_area_size(110)
-            // Room above the rows for the legend.
-            .build_cartesian_2d(0.0..duration_s, 0.0..n + 1.5)
-            .map_err(err)?;
+        let root = canvas(&mut svg, (SIZE.0, height))?;
+        // Room above the rows for the legend.
+        let mut ctx = frame(&root, title, 0.0..n + 1.5, duration_s, 110)?;
         let names: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
         let row_name = move |v: &f64| {
             let i = v.floor() as usize;
@@ -352,19 +363,11 @@ pub fn state_chart(title: &str, rows: &[(String, Vec<Span>)], duration_s: f64) -
                     .map_err(err)?;
                 if !seen.contains(&s.what) {
                     seen.push(s.what.clone());
-                    drawn.label(s.what.clone()).legend(move |(x, y)| {
-                        Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.filled())
-                    });
+                    drawn.label(s.what.clone()).legend(swatch(color));
                 }
             }
         }
-        ctx.configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(180, 180, 180))
-            .position(SeriesLabelPosition::UpperRight)
-            .draw()
-            .map_err(err)?;
-        root.present().map_err(err)?;
+        finish(&mut ctx, &root)?;
     }
     Ok(svg)
 }

@@ -29,6 +29,7 @@ const KIT_PATHS: &[&str] = &[
     "grader/src",
     "grader/harness",
     "grader/protocol",
+    "grader/rehearsal",
     "solutions",
     "labs",
     "docs",
