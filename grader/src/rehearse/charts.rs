@@ -2,7 +2,7 @@
 
 use rehearsal_protocol::{Outcome, Record, RelayRecord, Sample, Script};
 
-use super::figures::{Figures, RelayFigures, Span};
+use super::figures::{Figures, RelayFigures, Span, Window};
 use super::plots::{self, Layer, Line, PROTECTED, Scale, TimeChart, UNPROTECTED};
 
 /// One chart of the page.
@@ -44,33 +44,37 @@ pub fn all(script: &Script, record: &Record, figures: &Figures) -> Result<Vec<Ch
                 t.name
             )
         };
-        let lines = [
+        let mut lines = Vec::new();
+        for (r, who, color) in [
             (protected, "your relay", PROTECTED),
-            (unprotected, "unprotected relay", UNPROTECTED),
-        ]
-        .into_iter()
-        .map(|(r, label, color)| Line {
-            label: label.into(),
-            color,
-            dashed: false,
-            points: r
+            (unprotected, "unprotected", UNPROTECTED),
+        ] {
+            let windows = r
                 .targets
                 .get(&t.name)
-                .map(|f| {
-                    f.windows
+                .map(|f| f.windows.as_slice())
+                .unwrap_or_default();
+            for (name, dashed, pick) in [
+                ("p99", false, (|w| w.p99_ms) as fn(&Window) -> Option<f64>),
+                ("p50", true, |w| w.p50_ms),
+            ] {
+                lines.push(Line {
+                    label: format!("{name}, {who}"),
+                    color,
+                    dashed,
+                    points: windows
                         .iter()
-                        .map(|w| ((w.from_ms / 1000.0) + window_s / 2.0, w.p99_ms))
-                        .collect()
-                })
-                .unwrap_or_default(),
-        })
-        .collect();
+                        .map(|w| (w.from_ms / 1000.0 + window_s / 2.0, pick(w)))
+                        .collect(),
+                });
+            }
+        }
         let chart = TimeChart {
             title: format!(
-                "{}: p99 latency of the requests sent in each {:.2} s",
+                "{}: latency of the requests sent in each {:.2} s (p99 solid, p50 dashed)",
                 t.name, window_s
             ),
-            y_desc: "p99 latency".into(),
+            y_desc: "latency".into(),
             scale: Scale::LogMs,
             bands: phases.clone(),
             lines,
@@ -91,7 +95,7 @@ pub fn all(script: &Script, record: &Record, figures: &Figures) -> Result<Vec<Ch
     )?);
     if let Some(sick) = &sick {
         let limit = script.target(sick).map_or(0, |t| t.max_concurrent);
-        charts.push(in_progress_at(sick, limit, record, &phases, duration)?);
+        charts.push(in_progress_at(sick, limit, script, record, &phases)?);
     }
     charts.push(threads(script, record, &phases)?);
     if let Some(sick) = &sick {
@@ -193,39 +197,47 @@ fn samples<'a>(record: &'a Record, relay: &str) -> &'a [Sample] {
 fn in_progress_at(
     sick: &str,
     limit: usize,
+    script: &Script,
     record: &Record,
     phases: &[Span],
-    duration: f64,
 ) -> Result<Chart, String> {
-    let line = |relay: &str, label: &str, color| Line {
-        label: label.into(),
-        color,
-        dashed: false,
-        points: samples(record, relay)
-            .iter()
-            .map(|s| {
-                let v = s.targets.get(sick).map(|t| f64::from(t.at_dependency.peak));
-                (s.t_ms / 1000.0, v)
-            })
-            .collect(),
-    };
+    let mut lines = Vec::new();
+    for (relay, who, color) in [
+        ("protected", "your relay", PROTECTED),
+        ("unprotected", "unprotected", UNPROTECTED),
+    ] {
+        for t in &script.targets {
+            lines.push(Line {
+                label: format!("at {}, {who}", t.name),
+                color,
+                dashed: t.name != sick,
+                points: samples(record, relay)
+                    .iter()
+                    .map(|s| {
+                        let v = s
+                            .targets
+                            .get(&t.name)
+                            .map(|x| f64::from(x.at_dependency.peak));
+                        (s.t_ms / 1000.0, v)
+                    })
+                    .collect(),
+            });
+        }
+    }
     let chart = TimeChart {
-        title: format!("Calls in progress at {sick} (the most in each sample)"),
+        title: "Calls in progress at each dependency (the most in each sample)".into(),
         y_desc: "calls in progress".into(),
         scale: Scale::Linear,
         bands: phases.to_vec(),
-        lines: vec![
-            line("protected", "your relay", PROTECTED),
-            line("unprotected", "unprotected relay", UNPROTECTED),
-        ],
-        limit: Some((limit as f64, format!("max_concurrent = {limit}"))),
+        lines,
+        limit: Some((limit as f64, format!("max_concurrent of {sick} = {limit}"))),
     };
     Ok(Chart {
         id: "in-progress".into(),
         look_for: format!(
-            "Your relay never has more than max_concurrent calls at {sick}, even while it is slow: the bulkhead rejects the rest with E905. The unprotected relay has as many as it has worker threads."
+            "Your relay never has more than max_concurrent calls at {sick}, even while it is slow: the bulkhead rejects the rest with E905. The unprotected relay has as many as it has worker threads, and its calls to the healthy dependencies (dashed) dry up meanwhile: no thread is free to make them."
         ),
-        svg: plots::time_chart(&chart, duration)?,
+        svg: plots::time_chart(&chart, script.duration_s)?,
     })
 }
 
@@ -370,7 +382,7 @@ fn outcomes(
         )
     } else {
         format!(
-            "The unprotected relay has no fast answer: requests to {sick} take as long as it does, and fail one by one with E902 while it refuses connections."
+            "The unprotected relay has no fast answer: requests to {sick} take as long as it does. While it is slow, most cannot even be sent (NOT_SENT: every request the load generator may keep waiting is stuck); while it refuses connections, they fail one by one with E902."
         )
     };
     Ok(Chart {
