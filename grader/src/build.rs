@@ -58,63 +58,15 @@ pub fn work_dir(kit: &Path) -> PathBuf {
         .unwrap_or_else(|| kit.join("target").join("grader"))
 }
 
-/// A program the grader links with a crate under test: a library of the kit, and the
-/// small `main/src/main.rs` in its folder that adapts the crate's `Relay` to it.
-#[derive(Clone, Debug)]
-pub struct Program {
-    /// What it is, in binary names (`harness`, `rehearsal`).
-    pub role: String,
-    /// The library's folder, relative to the kit (`grader/harness`).
-    pub crate_dir: String,
-    /// The library's package name, as `main.rs` uses it (`lab4_harness`).
-    pub package: String,
-}
-
-impl Program {
-    /// The lab's harness, which runs scenarios.
-    pub fn harness(lab: &Lab) -> Program {
-        Program {
-            role: "harness".into(),
-            crate_dir: lab.manifest.harness.clone(),
-            package: "lab4_harness".into(),
-        }
-    }
-
-    /// The binary's name for `subject`.
-    pub fn bin(&self, subject: &Subject) -> String {
-        format!("lab_{}_{}", self.role, subject.key)
-    }
-
-    /// The generated workspace for `subject` under `work`.
-    fn workspace(&self, work: &Path, subject: &Subject) -> PathBuf {
-        let builds = work.join("builds");
-        if self.role == "harness" {
-            builds.join(&subject.key)
-        } else {
-            builds.join(format!("{}-{}", subject.key, self.role))
-        }
-    }
-}
-
 /// Builds the lab's harness against `subject`.
 pub fn build(lab: &Lab, subject: &Subject, work: &Path) -> Result<Built, Error> {
-    build_program(lab, &Program::harness(lab), subject, work)
-}
-
-/// Builds `program` against `subject`.
-pub fn build_program(
-    lab: &Lab,
-    program: &Program,
-    subject: &Subject,
-    work: &Path,
-) -> Result<Built, Error> {
-    let ws = program.workspace(work, subject);
+    let ws = work.join("builds").join(&subject.key);
     std::fs::create_dir_all(&ws).map_err(|e| Error::io("create", &ws, e))?;
-    let bin = program.bin(subject);
+    let bin = format!("lab_harness_{}", subject.key);
     let manifest = format!(
         "# Written by the grader for each crate under test; do not edit.\n{}\n\
          [workspace]\n\n{DEV_PROFILE}",
-        program_package(lab, program, &bin, subject)
+        harness_package(lab, &bin, subject)
     );
     write_if_changed(&ws.join("Cargo.toml"), &manifest)?;
     copy_kit_lock(lab, &ws)?;
@@ -176,12 +128,6 @@ pub(crate) const DEV_PROFILE: &str = "[profile.dev]\ndebug = \"line-tables-only\
 /// The manifest of a harness package named `bin`: the lab's harness program, linked with
 /// `subject` as `relay_base`.
 pub(crate) fn harness_package(lab: &Lab, bin: &str, subject: &Subject) -> String {
-    program_package(lab, &Program::harness(lab), bin, subject)
-}
-
-/// The manifest of a package named `bin`: `program`'s `main.rs`, linked with `subject` as
-/// `relay_base`.
-fn program_package(lab: &Lab, program: &Program, bin: &str, subject: &Subject) -> String {
     let kit = &lab.kit;
     format!(
         "[package]\nname = \"{bin}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
@@ -189,10 +135,9 @@ fn program_package(lab: &Lab, program: &Program, bin: &str, subject: &Subject) -
          [dependencies]\n\
          relay_base = {{ path = {subject}, package = \"{package}\" }}\n\
          relay_kit = {{ path = {relay_kit} }}\n\
-         {library} = {{ path = {harness} }}\n",
-        main = toml_path(&kit.join(&program.crate_dir).join("main/src/main.rs")),
-        harness = toml_path(&kit.join(&program.crate_dir)),
-        library = program.package,
+         lab4_harness = {{ path = {harness} }}\n",
+        main = toml_path(&kit.join(&lab.manifest.harness).join("main/src/main.rs")),
+        harness = toml_path(&kit.join(&lab.manifest.harness)),
         subject = toml_path(&subject.crate_dir),
         package = subject.package,
         relay_kit = toml_path(&kit.join("crates/relay_kit")),

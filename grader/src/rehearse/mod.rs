@@ -12,6 +12,7 @@
 //!
 //! A rehearsal runs on the real clock and decides no grade.
 
+pub mod build;
 pub mod charts;
 pub mod child;
 pub mod expect;
@@ -27,7 +28,7 @@ use std::time::Duration;
 use rehearsal_protocol::{Readiness, Record, Script};
 use serde::Serialize;
 
-use crate::build::{self, Built, Program, Subject};
+use crate::build::{Subject, work_dir};
 use crate::error::Error;
 use crate::lab::Lab;
 
@@ -39,15 +40,6 @@ pub const REPORT_VERSION: u32 = 1;
 
 /// How long the program may run past the rehearsal's end before it is stopped.
 const GRACE: Duration = Duration::from_secs(30);
-
-/// The rehearsal program.
-pub fn program() -> Program {
-    Program {
-        role: "rehearsal".into(),
-        crate_dir: PROGRAM_DIR.into(),
-        package: "lab4_rehearsal".into(),
-    }
-}
 
 /// A finished rehearsal: what ran, what was seen, and every raw observation.
 #[derive(Clone, Debug, Serialize)]
@@ -125,26 +117,24 @@ pub fn rehearse(
     shown: &dyn Fn(&str) -> String,
     progress: &mut dyn Write,
 ) -> Result<Outcome, Error> {
-    let work = build::work_dir(&lab.kit);
+    let work = work_dir(&lab.kit);
     let _ = writeln!(progress, "building the rehearsal of {} ...", subject.label);
-    let binary = match build::build_program(lab, &program(), subject, &work) {
-        Ok(Built::Harness(binary)) => binary,
-        Ok(Built::CompileFailed(text)) => {
+    let binary = match build::build(lab, subject, &work)? {
+        build::Built::Program(binary) => binary,
+        build::Built::CompileFailed(text) => {
             return Ok(Outcome::NotReady(format!(
                 "{} does not compile, so it cannot be rehearsed:\n\n{}",
                 subject.label,
                 shown(&text)
             )));
         }
-        // The crate builds, but the rehearsal program cannot call it: a public item changed.
-        Err(Error::KitBuild { log, .. }) if log.contains("main/src/main.rs") => {
+        build::Built::CannotCall(text) => {
             return Ok(Outcome::NotReady(crate::submission::api_mismatch(
                 lab,
                 subject,
-                &shown(&log),
+                &shown(&text),
             )));
         }
-        Err(e) => return Err(e),
     };
     let script = loaded.script.fitted_to(duration_s);
     let drain_ms = script.relay.call_timeout_ms + 500.0;
