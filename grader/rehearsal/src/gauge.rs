@@ -39,6 +39,11 @@ impl Gauge {
         }
     }
 
+    /// The count now, without touching the peak.
+    pub fn now(&self) -> u32 {
+        self.inner.now.load(Ordering::SeqCst)
+    }
+
     /// The count now, and the peak since the previous sample (which starts a new period).
     pub fn sample(&self) -> Level {
         let now = self.inner.now.load(Ordering::SeqCst);

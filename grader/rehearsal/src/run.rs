@@ -200,7 +200,7 @@ fn start_side(
 
 /// Requests sent to this side and not answered yet.
 fn waiting(side: &Side) -> u32 {
-    side.in_relay.values().map(|g| g.sample().now).sum()
+    side.in_relay.values().map(Gauge::now).sum()
 }
 
 /// Stops one side and collects what it observed.
