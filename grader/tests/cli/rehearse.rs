@@ -3,7 +3,7 @@
 //! page opened in headless Chromium, and the messages for relays and scripts that cannot
 //! be rehearsed.
 //!
-//! The rehearsal runs once for the whole module; it lasts four seconds.
+//! The rehearsal runs once for the whole module; it lasts five seconds.
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -27,7 +27,7 @@ fn short_run() -> &'static ShortRun {
     RUN.get_or_init(|| {
         let dir = test_dir("rehearse-solution");
         let out = grader()
-            .args(["rehearse", "lab4", "--solution", "--duration", "4", "--out"])
+            .args(["rehearse", "lab4", "--solution", "--duration", "5", "--out"])
             .arg(&dir)
             .output()
             .expect("run the grader");
@@ -109,7 +109,7 @@ fn a_short_rehearsal_shows_the_cascade_behind_the_blind_relay_and_the_cure_behin
     assert_eq!(verdict(j, "bulkhead_limit"), "seen");
 
     // The cascade: behind the blind relay, claims waits behind slow core banking calls
-    // (each takes 267 ms in a 4 s rehearsal); behind the reference it does not. The
+    // (each takes 333 ms in a 5 s rehearsal); behind the reference it does not. The
     // margins are an order of magnitude wider than any scheduling hiccup.
     let u_claims = phase(j, "unprotected", "claims", "slow")["p99_ms"]
         .as_f64()
@@ -164,7 +164,7 @@ fn a_short_rehearsal_shows_the_cascade_behind_the_blind_relay_and_the_cure_behin
     }
     assert!(run.stdout.contains("rehearsal.html"), "{}", run.stdout);
     assert!(
-        run.stderr.contains("rehearsing for 4.0 s on 127.0.0.1"),
+        run.stderr.contains("rehearsing for 5.0 s on 127.0.0.1"),
         "{}",
         run.stderr
     );
