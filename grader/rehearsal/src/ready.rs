@@ -119,3 +119,49 @@ pub fn config(failure_threshold: u32, retry_after_ms: f64, max_concurrent: usize
         max_concurrent,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::RelayUnderTest;
+    use relay_kit::{MonotonicClock, State, Transition};
+
+    struct Unfinished;
+
+    impl RelayUnderTest for Unfinished {
+        fn handle(&self, _request: &Request) -> Code {
+            todo!("lab 4: handle")
+        }
+        fn breaker_state(&self, _target: &str) -> Option<State> {
+            Some(State::Closed)
+        }
+        fn transitions(&self) -> Vec<Transition> {
+            Vec::new()
+        }
+    }
+
+    fn unfinished(
+        _clock: Arc<dyn Clock>,
+        _targets: Vec<(Arc<dyn Target>, TargetConfig)>,
+    ) -> Box<dyn RelayUnderTest> {
+        Box::new(Unfinished)
+    }
+
+    #[test]
+    fn a_todo_in_handle_is_named_with_its_place() {
+        crate::panics::install_hook();
+        let targets = [("core_banking".to_owned(), config(3, 1000.0, 3))];
+        let readiness = check(unfinished, Arc::new(MonotonicClock::new()), &targets);
+        let Readiness::NotReady {
+            during,
+            message,
+            location,
+        } = readiness
+        else {
+            panic!("ready: {readiness:?}");
+        };
+        assert_eq!(during, "Relay::handle (a request for core_banking)");
+        assert_eq!(message, "not yet implemented: lab 4: handle");
+        assert!(location.is_some_and(|l| l.contains("ready.rs")));
+    }
+}
