@@ -3,34 +3,25 @@
 
 use std::path::Path;
 
+use crate::build::blame::tidy;
 use crate::build::{self, Subject};
-use crate::check;
 use crate::cli::RehearseArgs;
 use crate::error::Error;
 use crate::exit;
-use crate::kit::shown_path;
+use crate::grade::{self, submission, submit};
 use crate::lab::Lab;
-use crate::rehearse::{self, Outcome, charts, page, script, summary};
-use crate::submission;
+use crate::lab::kit::shown_path;
+use crate::rehearse::{self, Outcome, page, plots, script, summary};
 
 use super::{Ctx, written};
 
 /// Runs `grader rehearse`.
 pub fn exec(ctx: &mut Ctx<'_>, args: RehearseArgs) -> Result<u8, Error> {
     let lab = ctx.lab(&args.lab)?;
-    let loaded = script::load(&lab, args.script.as_deref())?;
-    let (lo, hi) = script::DURATION_RANGE;
-    let duration = match args.duration {
-        Some(d) if (lo..=hi).contains(&d) => d,
-        Some(d) => {
-            return Err(Error::Usage(format!(
-                "--duration must be between {lo} and {hi} seconds, not {d}"
-            )));
-        }
-        None => loaded.script.duration_s,
-    };
+    let loaded = script::load(&lab, rehearse::of(&lab)?, args.script.as_deref())?;
+    let duration = rehearse::duration(args.duration, &loaded)?;
     let subject = subject(&lab, &args)?;
-    let shown = |text: &str| submission::tidy(text, &lab, &subject);
+    let shown = |text: &str| tidy(text, &lab, &subject);
     let outcome = rehearse::rehearse(&lab, &subject, &loaded, duration, &shown, ctx.err)?;
     let r = match outcome {
         Outcome::NotReady(text) => {
@@ -39,7 +30,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: RehearseArgs) -> Result<u8, Error> {
         }
         Outcome::Rehearsed(r) => r,
     };
-    let charts = charts::all(&r.script, &r.raw, &r.figures).map_err(|e| {
+    let charts = plots::draw(&r.report.charts, r.duration_s).map_err(|e| {
         Error::io(
             "draw the charts for",
             Path::new("rehearsal.html"),
@@ -76,7 +67,7 @@ fn subject(lab: &Lab, args: &RehearseArgs) -> Result<Subject, Error> {
     if let Some(dir) = &args.submission {
         let work = build::work_dir(&lab.kit);
         return match submission::collect(lab, dir)? {
-            Ok(found) => submission::subject(lab, &work, &found),
+            Ok(found) => submit::subject(lab, &work, &found),
             Err(rejected) => Err(Error::Usage(format!(
                 "{}\n  help: the lab's files are {}",
                 rejected.explain(),
@@ -85,9 +76,9 @@ fn subject(lab: &Lab, args: &RehearseArgs) -> Result<Subject, Error> {
         };
     }
     if !args.solution {
-        return Ok(check::student_subject(lab));
+        return Ok(grade::student_subject(lab));
     }
-    let subject = check::solution_subject(lab);
+    let subject = grade::solution_subject(lab);
     if !subject.crate_dir.is_dir() {
         return Err(Error::Usage(format!(
             "this copy of the kit has no reference solution ({} is not here)\n  help: rehearse your own crate with `grader rehearse {}`",

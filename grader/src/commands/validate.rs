@@ -1,10 +1,11 @@
 //! `grader validate`: check labs and scenario files without running any code.
 //!
 //! Each argument is a lab name, a lab folder (or its `lab.json`), a scenario file, a
-//! mutant file, or a folder of either; no argument means every lab of the kit. Problems go
-//! to standard error as `file:line:column: what is wrong`, each followed by a `help:` line
-//! when the fix is clear, then one summary line per argument. The exit status is 0 when
-//! everything is valid and 2 otherwise.
+//! mutant file, or a folder of either, or a lab's alternatives folder or one alternative
+//! in it; no argument means every lab of the kit. Problems go to standard error as
+//! `file:line:column: what is wrong`, each followed by a `help:` line when the fix is
+//! clear, then one summary line per argument. The exit status is 0 when everything is
+//! valid and 2 otherwise.
 
 use std::path::{Path, PathBuf};
 
@@ -12,8 +13,8 @@ use crate::cli::ValidateArgs;
 use crate::diagnostic::{Diagnostic, did_you_mean};
 use crate::error::Error;
 use crate::exit;
-use crate::lab::{Lab, available_labs};
-use crate::validation;
+use crate::instructor::{alternatives, validation};
+use crate::lab::{Lab, Registry, available_labs};
 
 use super::Ctx;
 
@@ -33,6 +34,12 @@ enum Item {
         files: Vec<PathBuf>,
         shown: String,
     },
+    /// Folders of a lab's correct alternatives.
+    Alternatives {
+        lab: Lab,
+        folders: Vec<PathBuf>,
+        shown: String,
+    },
     /// A lab whose manifest cannot be read.
     Broken(String, Vec<Diagnostic>),
 }
@@ -41,8 +48,8 @@ enum Item {
 pub fn exec(ctx: &mut Ctx<'_>, args: ValidateArgs) -> Result<u8, Error> {
     let mut items = Vec::new();
     if args.paths.is_empty() {
-        let kit = crate::kit::find(ctx.kit.as_deref())?;
-        let labs = available_labs(&kit);
+        let kit = crate::lab::kit::find(ctx.kit.as_deref())?;
+        let labs = crate::lab::lab_names(&kit)?;
         if labs.is_empty() {
             return Err(Error::Usage(format!(
                 "there are no labs in {} (no labs/*/lab.json)",
@@ -50,7 +57,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: ValidateArgs) -> Result<u8, Error> {
             )));
         }
         for name in labs {
-            items.push(load_lab(&kit, &name)?);
+            items.push(load_lab(&ctx.labs, &kit, &name)?);
         }
     } else {
         for arg in &args.paths {
@@ -59,7 +66,8 @@ pub fn exec(ctx: &mut Ctx<'_>, args: ValidateArgs) -> Result<u8, Error> {
     }
     let mut problems = 0;
     for item in items {
-        let (found, summary) = check(item);
+        let item = if args.fix { fix(ctx, item)? } else { item };
+        let (found, summary) = check(item)?;
         problems += found.len();
         for p in &found {
             let _ = writeln!(ctx.err, "{p}");
@@ -74,57 +82,95 @@ pub fn exec(ctx: &mut Ctx<'_>, args: ValidateArgs) -> Result<u8, Error> {
 }
 
 /// Checks one item: its problems and its summary line.
-fn check(item: Item) -> (Vec<Diagnostic>, String) {
-    match item {
+fn check(item: Item) -> Result<(Vec<Diagnostic>, String), Error> {
+    Ok(match item {
         Item::Lab(lab) => {
-            let report = validation::lab(&lab);
+            let report = validation::lab(&lab)?;
             (report.all_problems(), report.summary())
         }
         Item::Scenarios { lab, files, shown } => {
-            let (scenarios, problems) = validation::scenario_files(&lab, &files);
-            let n = files.len();
+            let (scenarios, problems) = validation::scenario_files(&lab, &files)?;
             let points: u32 = scenarios.iter().map(|s| s.points).sum();
             let what = format!(
-                "{shown}: {n} scenario file{} of {}",
-                if n == 1 { "" } else { "s" },
+                "{shown}: {} of {}",
+                grader_lab::quantity(files.len() as u64, "scenario file"),
                 lab.manifest.name
             );
             let summary = if problems.is_empty() {
-                format!("{what}, {points} points: all valid")
+                format!(
+                    "{what}, {}: all valid",
+                    grader_lab::quantity(points, "point")
+                )
             } else {
                 format!("{what}: {}", count(problems.len()))
             };
             (problems, summary)
         }
         Item::Mutants { lab, files, shown } => {
-            let problems = validation::mutant_files(&lab, &files);
-            let n = files.len();
-            let what = format!(
-                "{shown}: {n} mutant{} of {}",
-                if n == 1 { "" } else { "s" },
-                lab.manifest.name
-            );
-            let summary = if problems.is_empty() {
-                format!("{what}: all valid")
-            } else {
-                format!("{what}: {}", count(problems.len()))
-            };
+            let problems = validation::mutant_files(&lab, &files)?;
+            let summary = summary_of(&shown, files.len(), "mutant", &lab, &problems);
+            (problems, summary)
+        }
+        Item::Alternatives {
+            lab,
+            folders,
+            shown,
+        } => {
+            let problems: Vec<Diagnostic> = folders
+                .iter()
+                .filter_map(|f| alternatives::read(&lab, f).err())
+                .flatten()
+                .collect();
+            let summary = summary_of(&shown, folders.len(), "alternative", &lab, &problems);
             (problems, summary)
         }
         Item::Broken(name, problems) => {
             let summary = format!("{name}: {}", count(problems.len()));
             (problems, summary)
         }
+    })
+}
+
+/// Rewrites the handout of a lab item from the lab's data, and says so.
+fn fix(ctx: &mut Ctx<'_>, item: Item) -> Result<Item, Error> {
+    let Item::Lab(lab) = &item else {
+        return Ok(item);
+    };
+    let report = validation::lab(lab)?;
+    if let Some((path, text)) = &report.handout.fixed {
+        std::fs::write(path, text).map_err(|e| Error::io("write", path, e))?;
+        let _ = writeln!(
+            ctx.err,
+            "{}: rewrote {} from the lab's data ({})",
+            lab.manifest.name,
+            crate::lab::kit::shown_path(&lab.kit, path).display(),
+            grader_lab::quantity(report.handout.problems.len() as u64, "change")
+        );
+    }
+    Ok(item)
+}
+
+/// `SHOWN: N KINDs of LAB: all valid`, or the number of problems.
+fn summary_of(shown: &str, n: usize, kind: &str, lab: &Lab, problems: &[Diagnostic]) -> String {
+    let what = format!(
+        "{shown}: {} of {}",
+        grader_lab::quantity(n as u64, kind),
+        lab.manifest.name
+    );
+    if problems.is_empty() {
+        format!("{what}: all valid")
+    } else {
+        format!("{what}: {}", count(problems.len()))
     }
 }
 
 fn count(n: usize) -> String {
-    format!("{n} problem{}", if n == 1 { "" } else { "s" })
+    grader_lab::quantity(n as u64, "problem")
 }
 
 /// Loads a lab; a manifest that cannot be read is a problem to report, not a stop.
-fn load_lab(kit: &Path, name: &str) -> Result<Item, Error> {
-    match Lab::load(kit, name) {
+fn load_lab(labs: &Registry, kit: &Path, name: &str) -> Result<Item, Error> {
+    match Lab::load(labs, kit, name) {
         Ok(lab) => Ok(Item::Lab(lab)),
         Err(Error::Invalid(problems)) => Ok(Item::Broken(name.to_owned(), problems)),
         Err(e) => Err(e),
@@ -134,11 +180,11 @@ fn load_lab(kit: &Path, name: &str) -> Result<Item, Error> {
 /// Works out what an argument names.
 fn resolve(ctx: &Ctx<'_>, arg: &Path) -> Result<Item, Error> {
     if !arg.exists() {
-        let kit = crate::kit::find(ctx.kit.as_deref())?;
+        let kit = crate::lab::kit::find(ctx.kit.as_deref())?;
         let name = arg.to_string_lossy();
         let labs = available_labs(&kit);
         if labs.iter().any(|l| *l == name) {
-            return load_lab(&kit, &name);
+            return load_lab(&ctx.labs, &kit, &name);
         }
         let mut msg = format!("`{name}` is neither a file, a folder nor a lab of this kit");
         match did_you_mean(&name, labs.iter().map(String::as_str)) {
@@ -162,10 +208,13 @@ fn resolve(ctx: &Ctx<'_>, arg: &Path) -> Result<Item, Error> {
     };
     if let Some(dir) = lab_dir {
         let (kit, name) = lab_location(ctx, &dir)?;
-        return load_lab(&kit, &name);
+        return load_lab(&ctx.labs, &kit, &name);
+    }
+    if let Some(item) = alternatives(ctx, &abs, &shown_arg)? {
+        return Ok(item);
     }
     let files = if abs.is_dir() {
-        let files = validation::json_files(&abs);
+        let files = validation::json_files(&abs)?;
         if files.is_empty() {
             return Err(Error::Usage(format!(
                 "{shown_arg} holds no .json files\n  help: give scenario files, folders of them, or a lab name"
@@ -188,7 +237,7 @@ fn resolve(ctx: &Ctx<'_>, arg: &Path) -> Result<Item, Error> {
     let in_mutants = folder
         .canonicalize()
         .ok()
-        .zip(crate::mutants::dir(&lab).canonicalize().ok())
+        .zip(crate::instructor::mutants::dir(&lab).canonicalize().ok())
         .is_some_and(|(a, b)| a == b);
     Ok(if in_mutants {
         Item::Mutants {
@@ -205,6 +254,32 @@ fn resolve(ctx: &Ctx<'_>, arg: &Path) -> Result<Item, Error> {
     })
 }
 
+/// The alternatives `abs` names, when it is a lab's alternatives folder or inside it.
+fn alternatives(ctx: &Ctx<'_>, abs: &Path, shown: &str) -> Result<Option<Item>, Error> {
+    let Some(root) = abs.ancestors().find(|a| {
+        a.file_name().is_some_and(|n| n == "alternatives")
+            && a.parent().is_some_and(|p| p.join("lab.json").is_file())
+    }) else {
+        return Ok(None);
+    };
+    let lab = lab_of(ctx, root)?;
+    let folders = if abs == root {
+        lab.alternative_folders()?
+    } else {
+        // The one alternative the path is in.
+        let rel = abs.strip_prefix(root).unwrap_or(abs);
+        rel.components()
+            .next()
+            .map(|first| vec![root.join(first)])
+            .unwrap_or_default()
+    };
+    Ok(Some(Item::Alternatives {
+        lab,
+        folders,
+        shown: shown.to_owned(),
+    }))
+}
+
 /// The kit and lab name of a lab folder `labs/<name>`.
 fn lab_location(ctx: &Ctx<'_>, dir: &Path) -> Result<(PathBuf, String), Error> {
     let name = dir
@@ -218,7 +293,7 @@ fn lab_location(ctx: &Ctx<'_>, dir: &Path) -> Result<(PathBuf, String), Error> {
         .filter(|k| k.join("Cargo.toml").is_file());
     match kit {
         Some(kit) => Ok((kit.to_path_buf(), name)),
-        None => Ok((crate::kit::find(ctx.kit.as_deref())?, name)),
+        None => Ok((crate::lab::kit::find(ctx.kit.as_deref())?, name)),
     }
 }
 
@@ -231,12 +306,12 @@ fn lab_of(ctx: &Ctx<'_>, path: &Path) -> Result<Lab, Error> {
         .find(|a| a.join("lab.json").is_file())
     {
         let (kit, name) = lab_location(ctx, dir)?;
-        return Lab::load(&kit, &name);
+        return Lab::load(&ctx.labs, &kit, &name);
     }
-    let kit = crate::kit::find(ctx.kit.as_deref())?;
+    let kit = crate::lab::kit::find(ctx.kit.as_deref())?;
     let labs = available_labs(&kit);
     match labs.as_slice() {
-        [only] => Lab::load(&kit, only),
+        [only] => Lab::load(&ctx.labs, &kit, only),
         _ => Err(Error::Usage(format!(
             "{} is not inside a lab folder, and this kit has {} labs, so which lab it belongs to is unclear\n  help: put the file under labs/<lab>/ (a drafts/ folder there is fine)",
             path.display(),

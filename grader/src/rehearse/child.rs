@@ -1,5 +1,10 @@
-//! Running the rehearsal program: the plan on its standard input, the record from the file
-//! the plan names, in its own process group, killed as a group when it ends or runs over.
+//! Running a rehearsal program: the plan on its standard input, the record from the file
+//! its one argument names, in its own process group, killed as a group when it ends or
+//! runs over.
+//!
+//! The code under test runs inside this program, so the program is started in one place,
+//! [`command`]: that is where a sandbox wraps it (a private network namespace keeps its
+//! loopback, and the record's folder must be writable inside).
 
 use std::io::Write;
 use std::os::unix::process::CommandExt;
@@ -8,9 +13,10 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use rehearsal_protocol::{PROTOCOL_VERSION, Plan, Record, Script};
+use grader_lab::rehearsal::Plan;
 
 use crate::error::Error;
+use crate::run::runner::{capped_reader, kill_group};
 
 /// How the program ended, when it did not write a record.
 #[derive(Debug)]
@@ -21,41 +27,38 @@ pub struct Crashed {
     pub stderr: String,
 }
 
-/// Runs `program` on `script` (already fitted to the run), waiting for answers `drain_ms`
-/// after the end; it is killed if it runs `grace` past that.
-pub fn run(
-    program: &Path,
-    script: &Script,
-    drain_ms: f64,
-    grace: Duration,
-) -> Result<Result<Record, Crashed>, Error> {
+/// The command that starts `program`, writing its record to `record`, in `dir`: the one
+/// place a rehearsal program is started.
+pub fn command(program: &Path, record: &Path, dir: &Path) -> Command {
+    let mut command = Command::new(program);
+    command
+        .arg(record)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .current_dir(dir)
+        .env("RUST_BACKTRACE", "0")
+        .process_group(0);
+    command
+}
+
+/// Runs `program` on `plan`; it is killed if it runs `grace` past the plan's length. The
+/// record's text, or how the program crashed.
+pub fn run(program: &Path, plan: &Plan, grace: Duration) -> Result<Result<String, Crashed>, Error> {
     let dir = tempfile::Builder::new()
         .prefix("grader-rehearsal-")
         .tempdir()
         .map_err(|e| Error::io("create a temporary folder in", &std::env::temp_dir(), e))?;
     let output = dir.path().join("record.json");
-    let plan = Plan {
-        protocol: PROTOCOL_VERSION,
-        output_path: output.display().to_string(),
-        script: script.clone(),
-        drain_ms,
-    };
-    let input = serde_json::to_vec(&plan).unwrap_or_default();
-    let mut child = Command::new(program)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .current_dir(dir.path())
-        .env("RUST_BACKTRACE", "0")
-        .process_group(0)
+    let mut child = command(program, &output, dir.path())
         .spawn()
         .map_err(|e| Error::io("start the rehearsal program", program, e))?;
-    let stderr = child.stderr.take().map(crate::runner::capped_reader);
+    let stderr = child.stderr.take().map(capped_reader);
     if let Some(mut stdin) = child.stdin.take() {
         // A program that dies before reading its plan shows up below as a crash.
-        let _ = stdin.write_all(&input);
+        let _ = stdin.write_all(&plan.input);
     }
-    let limit = Duration::from_secs_f64((script.duration_s * 1000.0 + drain_ms) / 1000.0) + grace;
+    let limit = Duration::from_secs_f64(plan.runs_for_s.max(0.0)) + grace;
     let pid = child.id();
     let (done_tx, done_rx) = mpsc::channel();
     let waiter = std::thread::spawn(move || {
@@ -65,7 +68,7 @@ pub fn run(
     });
     let timed_out = done_rx.recv_timeout(limit).is_err();
     // Whatever happened, nothing it started may outlive it.
-    crate::runner::kill_group(pid);
+    kill_group(pid);
     let status = waiter.join().ok().and_then(Result::ok);
     let stderr = stderr.and_then(|h| h.join().ok()).unwrap_or_default();
     let crashed = |why: String| {
@@ -80,21 +83,13 @@ pub fn run(
             grace.as_secs()
         ));
     }
-    let text = match std::fs::read_to_string(&output) {
-        Ok(t) => t,
+    match std::fs::read_to_string(&output) {
+        Ok(text) => Ok(Ok(text)),
         Err(_) => {
             let how = status.map_or_else(|| "ended".to_owned(), |s| format!("ended with {s}"));
-            return crashed(format!(
+            crashed(format!(
                 "the rehearsal program {how} without writing its record"
-            ));
+            ))
         }
-    };
-    match serde_json::from_str::<Record>(&text) {
-        Ok(record) if record.protocol == PROTOCOL_VERSION => Ok(Ok(record)),
-        Ok(record) => crashed(format!(
-            "the rehearsal program speaks protocol {}, this grader {PROTOCOL_VERSION}",
-            record.protocol
-        )),
-        Err(e) => crashed(format!("the rehearsal program's record is not valid: {e}")),
     }
 }

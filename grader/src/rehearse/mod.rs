@@ -1,22 +1,18 @@
-//! `grader rehearse`: the cascade and its cure, on real sockets, measured and drawn.
+//! `grader rehearse`: a lab's failure rehearsal on real sockets, measured and drawn.
 //!
-//! The scenarios prove the rules with a fake clock; a rehearsal shows what they are for. The
-//! crate under test is linked into the rehearsal program (`grader/rehearsal`), which runs in
-//! a child process, never in the grader's: on 127.0.0.1 it puts the relay under test and a
-//! relay that forwards blindly behind HTTP fronts, gives each a pair of dependency servers
-//! that follow the lab's script over real time (healthy, slow, refusing, healthy again),
-//! sends both the same load, and records everything. From that record the grader computes
-//! the figures ([`figures`]), judges what should be seen ([`expect`]), and writes a page with
-//! charts ([`page`], [`charts`], [`plots`]), the raw data as JSON, and a terminal summary
-//! ([`summary`]).
+//! The scenarios prove the rules with a fake clock; a rehearsal shows what they are for.
+//! A lab that has one says so through its plug-in (`Plugin::rehearsal`): what its script
+//! means, which program plays it, and what the program's record shows. Everything else is
+//! here and the same for every lab: the script file and its problems ([`script`]),
+//! building the program against the crate under test ([`build`]), running it in a child
+//! process, never in the grader's ([`child`]), the message for code that is not ready,
+//! and the page ([`page`], its charts drawn by [`plots`]), the raw data as JSON, and the
+//! terminal summary ([`summary`]).
 //!
 //! A rehearsal runs on the real clock and decides no grade.
 
 pub mod build;
-pub mod charts;
 pub mod child;
-pub mod expect;
-pub mod figures;
 pub mod page;
 pub mod plots;
 pub mod script;
@@ -25,18 +21,18 @@ pub mod summary;
 use std::io::Write;
 use std::time::Duration;
 
-use rehearsal_protocol::{Readiness, Record, Script};
+use grader_lab::rehearsal::{
+    DURATION_RANGE, Expectation, NotReady, Read, Rehearsal as LabRehearsal, Report, Verdict,
+};
 use serde::Serialize;
+use serde_json::Value;
 
 use crate::build::{Subject, work_dir};
 use crate::error::Error;
 use crate::lab::Lab;
 
-/// The rehearsal program's library, relative to the kit.
-pub const PROGRAM_DIR: &str = "grader/rehearsal";
-
 /// The version of the JSON a rehearsal writes.
-pub const REPORT_VERSION: u32 = 1;
+pub const REPORT_VERSION: u32 = 2;
 
 /// How long the program may run past the rehearsal's end before it is stopped.
 const GRACE: Duration = Duration::from_secs(30);
@@ -52,39 +48,46 @@ pub struct Rehearsal {
     pub subject: String,
     /// The script file, as people know it.
     pub script_path: String,
+    /// How long it lasted, in seconds.
+    pub duration_s: f64,
     /// By how much the script's times were multiplied to fit the run.
     pub time_scale: f64,
     /// The script as played (times already scaled).
-    pub script: Script,
+    pub script: Value,
     /// What should be seen, and whether it was.
-    pub expectations: Vec<expect::Expectation>,
+    pub expectations: Vec<Expectation>,
     /// Figures computed from the record.
-    pub figures: figures::Figures,
-    /// Things that make the figures less trustworthy, or that went wrong in the relay.
+    pub figures: Value,
+    /// Things that make the figures less trustworthy, or that went wrong in the code under
+    /// test.
     pub notes: Vec<String>,
     /// Everything the rehearsal program recorded.
-    pub raw: Record,
+    pub raw: Value,
+    /// What the script is about.
+    #[serde(skip)]
+    pub about: String,
+    /// The setting, after where and how long.
+    #[serde(skip)]
+    pub setting_detail: String,
+    /// The lab's charts, tables and summary lines.
+    #[serde(skip)]
+    pub report: Report,
 }
 
 impl Rehearsal {
-    /// The setting in one sentence.
+    /// The setting in a sentence or two.
     pub fn setting(&self) -> String {
-        let s = &self.script;
         let scaled = if (self.time_scale - 1.0).abs() > 1e-9 {
             format!(
-                " (every time of {} multiplied by {:.3} to fit)",
+                "every time of {} multiplied by {:.3} to fit",
                 self.script_path, self.time_scale
             )
         } else {
-            format!(" (script: {})", self.script_path)
+            format!("script: {}", self.script_path)
         };
         format!(
-            "{:.1} s on 127.0.0.1{scaled}. Each relay sits behind an HTTP front with {} worker threads and gets the same load: {} requests per second, at most {} waiting for an answer at once. The relay gives up on a dependency after {}.",
-            s.duration_s,
-            s.relay.workers,
-            s.load.requests_per_s,
-            s.load.concurrency,
-            expect::ms(s.relay.call_timeout_ms)
+            "{:.1} s on 127.0.0.1 ({scaled}). {}",
+            self.duration_s, self.setting_detail
         )
     }
 
@@ -92,7 +95,7 @@ impl Rehearsal {
     pub fn all_seen(&self) -> bool {
         self.expectations
             .iter()
-            .all(|e| e.verdict != expect::Verdict::NotSeen)
+            .all(|e| e.verdict != Verdict::NotSeen)
     }
 }
 
@@ -107,7 +110,29 @@ pub enum Outcome {
     NotReady(String),
 }
 
-/// Builds the rehearsal program against `subject` and rehearses `loaded` over
+/// The lab's rehearsal, or why there is none.
+pub fn of(lab: &Lab) -> Result<&dyn LabRehearsal, Error> {
+    lab.plugin.rehearsal().ok_or_else(|| {
+        Error::Usage(format!(
+            "lab {} has no failure rehearsal\n  help: `grader check {}` runs its scenarios",
+            lab.manifest.name, lab.manifest.name
+        ))
+    })
+}
+
+/// `--duration`, checked, or the script's own length.
+pub fn duration(asked: Option<f64>, loaded: &script::Loaded) -> Result<f64, Error> {
+    let (lo, hi) = DURATION_RANGE;
+    match asked {
+        None => Ok(loaded.duration_s),
+        Some(d) if (lo..=hi).contains(&d) => Ok(d),
+        Some(d) => Err(Error::Usage(format!(
+            "--duration must be between {lo} and {hi} seconds, not {d}"
+        ))),
+    }
+}
+
+/// Builds the lab's rehearsal program against `subject` and rehearses `loaded` over
 /// `duration_s` seconds. `shown` turns paths in messages into the ones people know.
 pub fn rehearse(
     lab: &Lab,
@@ -117,32 +142,29 @@ pub fn rehearse(
     shown: &dyn Fn(&str) -> String,
     progress: &mut dyn Write,
 ) -> Result<Outcome, Error> {
+    let rehearsal = of(lab)?;
     let work = work_dir(&lab.kit);
     let _ = writeln!(progress, "building the rehearsal of {} ...", subject.label);
-    let binary = match build::build(lab, subject, &work)? {
-        build::Built::Program(binary) => binary,
-        build::Built::CompileFailed(text) => {
+    let binary = match build::build(lab, &rehearsal.program(), subject, &work)? {
+        Ok(binary) => binary,
+        Err(text) => {
             return Ok(Outcome::NotReady(format!(
-                "{} does not compile, so it cannot be rehearsed:\n\n{}",
+                "{} does not build, so it cannot be rehearsed:\n\n{}",
                 subject.label,
                 shown(&text)
             )));
         }
-        build::Built::CannotCall(text) => {
-            return Ok(Outcome::NotReady(crate::submission::api_mismatch(
-                lab,
-                subject,
-                &shown(&text),
-            )));
-        }
     };
-    let script = loaded.script.fitted_to(duration_s);
-    let drain_ms = script.relay.call_timeout_ms + 500.0;
+    let broken = |why: String| Error::KitBuild {
+        what: format!("the rehearsal of lab {}", lab.manifest.name),
+        log: why,
+    };
+    let plan = rehearsal.plan(&loaded.text, duration_s).map_err(broken)?;
     let _ = writeln!(
         progress,
-        "rehearsing for {duration_s:.1} s on 127.0.0.1 (the relay under test and an unprotected one, side by side) ..."
+        "rehearsing for {duration_s:.1} s on 127.0.0.1 (the code under test and an unprotected stand-in, side by side) ..."
     );
-    let record = match child::run(&binary, &script, drain_ms, GRACE)? {
+    let record = match child::run(&binary, &plan, GRACE)? {
         Ok(record) => record,
         Err(crashed) => {
             let mut text = format!("the rehearsal did not finish: {}", crashed.why);
@@ -155,64 +177,41 @@ pub fn rehearse(
             return Ok(Outcome::NotReady(text));
         }
     };
-    if let Readiness::NotReady {
-        during,
-        message,
-        location,
-    } = &record.readiness
+    let report = match rehearsal
+        .read(&plan, &record, &subject.label)
+        .map_err(broken)?
     {
-        return Ok(Outcome::NotReady(not_ready(
-            lab,
-            subject,
-            during,
-            message,
-            location.as_deref().map(shown),
-        )));
-    }
-    let figures = figures::compute(&script, &record);
-    let expectations = expect::judge(&script, &record, &figures);
-    let mut notes = record.notes.clone();
-    for r in &record.relays {
-        for p in &r.panics {
-            notes.push(format!(
-                "{} panicked {} time{} in {} at {}: {}",
-                subject.label,
-                p.count,
-                if p.count == 1 { "" } else { "s" },
-                p.during,
-                p.location
-                    .as_deref()
-                    .map_or_else(|| "an unknown place".into(), shown),
-                p.message
-            ));
-        }
-        if let Some(problem) = &r.state_problem {
-            notes.push(format!("behind the {} relay: {problem}", r.name));
-        }
-    }
+        Read::NotReady(not) => return Ok(Outcome::NotReady(not_ready(lab, subject, &not, shown))),
+        Read::Report(report) => *report,
+    };
     Ok(Outcome::Rehearsed(Box::new(Rehearsal {
         format_version: REPORT_VERSION,
         lab: lab.manifest.name.clone(),
         subject: subject.label.clone(),
         script_path: loaded.shown.display().to_string(),
-        time_scale: duration_s / loaded.script.duration_s,
-        script,
-        expectations,
-        figures,
-        notes,
-        raw: record,
+        duration_s,
+        time_scale: duration_s / loaded.duration_s,
+        script: plan.script.clone(),
+        expectations: report.expectations.clone(),
+        figures: report.figures.clone(),
+        notes: report.notes.iter().map(|n| shown(n)).collect(),
+        raw: report.raw.clone(),
+        about: plan.about.clone(),
+        setting_detail: plan.setting.clone(),
+        report,
     })))
 }
 
-/// The message for a relay that failed the quiet check.
+/// The message for code that failed the program's quiet check.
 fn not_ready(
     lab: &Lab,
     subject: &Subject,
-    during: &str,
-    message: &str,
-    location: Option<String>,
+    not: &NotReady,
+    shown: &dyn Fn(&str) -> String,
 ) -> String {
-    let what = match (message.strip_prefix("not yet implemented"), &location) {
+    let during = &not.during;
+    let location = not.location.as_deref().map(shown);
+    let what = match (not.message.strip_prefix("not yet implemented"), &location) {
         (Some(todo), Some(at)) => {
             let todo = todo.trim_start_matches(':').trim();
             let todo = if todo.is_empty() {
@@ -222,11 +221,11 @@ fn not_ready(
             };
             format!("{during} hit todo!() at {at}{todo}")
         }
-        (_, Some(at)) => format!("{during} panicked at {at}: {message}"),
-        (_, None) => format!("{during} {message}"),
+        (_, Some(at)) => format!("{during} panicked at {at}: {}", not.message),
+        (_, None) => format!("{during} {}", not.message),
     };
     format!(
-        "{} is not ready for a rehearsal: {what}\n  help: a rehearsal needs a relay that works; `grader check {}` shows what is left to do",
+        "{} is not ready for a rehearsal: {what}\n  help: a rehearsal needs code that works; `grader check {}` shows what is left to do",
         subject.label, lab.manifest.name
     )
 }

@@ -3,14 +3,13 @@
 
 use std::fmt::Write;
 
-use rehearsal_protocol::Outcome;
+use grader_lab::rehearsal::{Table, Verdict};
 
 use super::Rehearsal;
-use super::charts::Chart;
-use super::expect::{Verdict, ms};
+use super::plots::Drawn;
 
 /// The page of `r`, with `charts` drawn from it.
-pub fn render(r: &Rehearsal, charts: &[Chart]) -> String {
+pub fn render(r: &Rehearsal, charts: &[Drawn]) -> String {
     let mut h = String::new();
     let title = format!("Failure rehearsal: {}, {}", r.lab, r.subject);
     let _ = write!(
@@ -19,8 +18,8 @@ pub fn render(r: &Rehearsal, charts: &[Chart]) -> String {
         esc(&title),
         esc(&title)
     );
-    if !r.script.about.is_empty() {
-        let _ = writeln!(h, "<p class=\"about\">{}</p>", esc(&r.script.about));
+    if !r.about.is_empty() {
+        let _ = writeln!(h, "<p class=\"about\">{}</p>", esc(&r.about));
     }
     let _ = writeln!(h, "<p>{}</p>", esc(&r.setting()));
     h.push_str("<h2>What you should see</h2>\n<ul class=\"expectations\">\n");
@@ -33,14 +32,16 @@ pub fn render(r: &Rehearsal, charts: &[Chart]) -> String {
         let _ = writeln!(
             h,
             "<li class=\"{class}\" data-expectation=\"{}\"><span class=\"mark\">{mark}</span> <b>{}</b> <span class=\"verdict\">({word})</span><br><span class=\"evidence\">{}</span></li>",
-            e.id,
+            esc(e.id),
             esc(&e.title),
             esc(&e.evidence)
         );
     }
     h.push_str("</ul>\n");
     notes(&mut h, r);
-    script_table(&mut h, r);
+    for t in &r.report.tables_before {
+        table(&mut h, t);
+    }
     h.push_str("<h2>Charts</h2>\n");
     for c in charts {
         let _ = writeln!(
@@ -51,10 +52,11 @@ pub fn render(r: &Rehearsal, charts: &[Chart]) -> String {
             esc(&c.look_for)
         );
     }
-    phase_table(&mut h, r);
-    outcome_table(&mut h, r);
+    for t in &r.report.tables_after {
+        table(&mut h, t);
+    }
     h.push_str(
-        "<footer>Every request, every call and every sample behind these charts is in <code>rehearsal.json</code>, next to this page.</footer>\n</body>\n</html>\n",
+        "<footer>Every observation behind these charts is in <code>rehearsal.json</code>, next to this page.</footer>\n</body>\n</html>\n",
     );
     h
 }
@@ -70,103 +72,29 @@ fn notes(h: &mut String, r: &Rehearsal) {
     h.push_str("</ul>\n");
 }
 
-fn script_table(h: &mut String, r: &Rehearsal) {
-    h.push_str("<h2>The script</h2>\n<table>\n<tr><th>target</th><th>share of the load</th><th>breaker</th><th>bulkhead</th><th>its dependency</th></tr>\n");
-    for t in &r.script.targets {
-        let phases: Vec<String> = t
-            .spans(r.script.duration_s)
-            .iter()
-            .map(|(from, to, p)| {
-                let latency = p
-                    .latency_ms
-                    .map(|l| format!(", answers after {}", ms(l)))
-                    .unwrap_or_default();
-                format!("{:.1}–{:.1} s {}{latency}", from, to, p.behaviour.as_str())
-            })
-            .collect();
-        let _ = writeln!(
-            h,
-            "<tr><td>{}</td><td>{}</td><td>opens after {} failures in a row; retry after {}</td><td>{} at once</td><td>{}</td></tr>",
-            esc(&t.name),
-            t.share_of_load,
-            t.failure_threshold,
-            ms(t.retry_after_ms),
-            t.max_concurrent,
-            esc(&phases.join("; "))
-        );
-    }
-    h.push_str("</table>\n");
-}
-
-fn phase_table(h: &mut String, r: &Rehearsal) {
-    let Some(story) = &r.figures.story else {
-        return;
-    };
-    let _ = writeln!(
-        h,
-        "<h2>Per phase of {}</h2>\n<table>\n<tr><th>phase</th><th>target</th><th>relay</th><th>sent</th><th>p50</th><th>p99</th><th>answers/s</th><th>calls/s to its dependency</th></tr>",
-        esc(&story.sick)
-    );
-    for (i, p) in story.phases.iter().enumerate() {
-        for t in &r.script.targets {
-            for relay in &r.figures.relays {
-                let Some(f) = relay.targets.get(&t.name).and_then(|f| f.phases.get(i)) else {
-                    continue;
-                };
-                let cell = |x: Option<f64>| x.map_or_else(|| "–".to_owned(), ms);
-                let _ = writeln!(
-                    h,
-                    "<tr><td>{:.1}–{:.1} s {}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td><td>{:.1}</td></tr>",
-                    p.from_ms / 1000.0,
-                    p.to_ms / 1000.0,
-                    esc(&p.what),
-                    esc(&t.name),
-                    relay_name(&relay.name),
-                    f.sent,
-                    cell(f.p50_ms),
-                    cell(f.p99_ms),
-                    f.answers_per_s,
-                    f.calls_per_s
-                );
+fn table(h: &mut String, t: &Table) {
+    let _ = write!(h, "<h2>{}</h2>\n<table>\n<tr>", esc(&t.title));
+    for (name, tip) in &t.columns {
+        match tip {
+            Some(tip) => {
+                let _ = write!(h, "<th title=\"{}\">{}</th>", esc(tip), esc(name));
+            }
+            None => {
+                let _ = write!(h, "<th>{}</th>", esc(name));
             }
         }
-    }
-    h.push_str("</table>\n");
-}
-
-fn outcome_table(h: &mut String, r: &Rehearsal) {
-    h.push_str("<h2>How requests ended</h2>\n<table>\n<tr><th>relay</th><th>target</th>");
-    for o in Outcome::ALL {
-        let _ = write!(h, "<th title=\"{}\">{}</th>", esc(o.cause()), o.as_str());
     }
     h.push_str("</tr>\n");
-    for relay in &r.figures.relays {
-        for (name, f) in &relay.targets {
-            let _ = write!(
-                h,
-                "<tr><td>{}</td><td>{}</td>",
-                relay_name(&relay.name),
-                esc(name)
-            );
-            for o in Outcome::ALL {
-                let _ = write!(h, "<td>{}</td>", f.outcomes.get(&o).copied().unwrap_or(0));
-            }
-            h.push_str("</tr>\n");
+    for row in &t.rows {
+        h.push_str("<tr>");
+        for cell in row {
+            let _ = write!(h, "<td>{}</td>", esc(cell));
         }
+        h.push_str("</tr>\n");
     }
-    h.push_str("</table>\n<p class=\"legend\">");
-    let causes: Vec<String> = Outcome::ALL
-        .iter()
-        .map(|o| format!("{}: {}", o.as_str(), o.cause()))
-        .collect();
-    let _ = writeln!(h, "{}</p>", esc(&causes.join("; ")));
-}
-
-fn relay_name(name: &str) -> &'static str {
-    if name == "protected" {
-        "your relay"
-    } else {
-        "unprotected"
+    h.push_str("</table>\n");
+    if !t.legend.is_empty() {
+        let _ = writeln!(h, "<p class=\"legend\">{}</p>", esc(&t.legend));
     }
 }
 

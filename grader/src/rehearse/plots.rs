@@ -1,11 +1,13 @@
-//! The page's charts, drawn as SVG by plotters: lines over time on shaded phases, stacked
-//! areas of outcomes, and bands of breaker states.
+//! The page's charts, drawn as SVG by plotters from what the lab describes: lines over
+//! time on shaded bands, stacked areas, and rows of states.
 
 use plotters::coord::Shift;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
-use super::figures::Span;
+use grader_lab::plot::{
+    Band, Chart, Color as LabColor, Plot, Scale, StackedChart, StateChart, TimeChart,
+};
 
 /// Width and height of every chart, in pixels.
 const SIZE: (u32, u32) = (900, 300);
@@ -15,71 +17,39 @@ pub const PROTECTED: RGBColor = RGBColor(27, 140, 100);
 /// The blind relay.
 pub const UNPROTECTED: RGBColor = RGBColor(217, 95, 2);
 
-/// How the y axis is scaled.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Scale {
-    /// From 0 up to a little above the highest value (or the limit line).
-    Linear,
-    /// Milliseconds on a logarithmic axis, from 0.1 ms.
-    LogMs,
-}
-
-/// A line over time; `None` values leave a gap.
+/// A chart drawn: its id, what to look for, and the SVG.
 #[derive(Clone, Debug)]
-pub struct Line {
-    /// Its name in the legend.
-    pub label: String,
-    /// Its colour.
-    pub color: RGBColor,
-    /// Drawn dashed.
-    pub dashed: bool,
-    /// (seconds, value).
-    pub points: Vec<(f64, Option<f64>)>,
+pub struct Drawn {
+    /// An id for the HTML element.
+    pub id: String,
+    /// What to look for, in a sentence or two.
+    pub look_for: String,
+    /// The SVG.
+    pub svg: String,
 }
 
-/// A chart of lines over time, on shaded spans (phases or breaker states).
-#[derive(Clone, Debug)]
-pub struct TimeChart {
-    /// The caption.
-    pub title: String,
-    /// What the y axis measures.
-    pub y_desc: String,
-    /// Its scale.
-    pub scale: Scale,
-    /// Shaded spans behind the lines, with a label at their top.
-    pub bands: Vec<Span>,
-    /// The lines.
-    pub lines: Vec<Line>,
-    /// A dashed horizontal line and its label (a limit).
-    pub limit: Option<(f64, String)>,
+/// Draws every chart over `duration_s` seconds, or says why one failed to draw.
+pub fn draw(charts: &[Chart], duration_s: f64) -> Result<Vec<Drawn>> {
+    charts
+        .iter()
+        .map(|c| {
+            let svg = match &c.plot {
+                Plot::Time(chart) => time_chart(chart, duration_s)?,
+                Plot::Stacked(chart) => stacked_chart(chart, duration_s)?,
+                Plot::States(chart) => state_chart(chart, duration_s)?,
+            };
+            Ok(Drawn {
+                id: c.id.clone(),
+                look_for: c.look_for.clone(),
+                svg,
+            })
+        })
+        .collect()
 }
 
-/// The colour of a phase or a breaker state, for the shading behind lines.
-pub fn band_color(what: &str) -> RGBColor {
-    match what {
-        "slow" => RGBColor(255, 205, 60),
-        "refusing" | "OPEN" => RGBColor(220, 60, 60),
-        "failing" => RGBColor(150, 90, 200),
-        "HALF_OPEN" => RGBColor(255, 150, 0),
-        "CLOSED" => RGBColor(60, 160, 60),
-        _ => RGBColor(200, 200, 200),
-    }
-}
-
-/// The colour of an outcome in stacked charts.
-pub fn outcome_color(outcome: &str) -> RGBColor {
-    match outcome {
-        "OK" => RGBColor(44, 160, 44),
-        "B201" => RGBColor(152, 223, 138),
-        "E500" => RGBColor(148, 103, 189),
-        "E901" => RGBColor(140, 86, 75),
-        "E902" => RGBColor(214, 39, 40),
-        "E904" => RGBColor(31, 119, 180),
-        "E905" => RGBColor(23, 190, 207),
-        "PANIC" => RGBColor(0, 0, 0),
-        "NO_ANSWER" => RGBColor(127, 127, 127),
-        _ => RGBColor(199, 199, 199),
-    }
+/// A lab's colour as plotters spells it.
+fn rgb(c: LabColor) -> RGBColor {
+    RGBColor(c.0, c.1, c.2)
 }
 
 type Result<T> = std::result::Result<T, String>;
@@ -133,7 +103,7 @@ fn swatch(color: RGBColor) -> impl Fn((i32, i32)) -> Rectangle<(i32, i32)> {
 }
 
 /// Draws `chart` over `duration_s` seconds.
-pub fn time_chart(chart: &TimeChart, duration_s: f64) -> Result<String> {
+fn time_chart(chart: &TimeChart, duration_s: f64) -> Result<String> {
     let log = chart.scale == Scale::LogMs;
     let values = chart
         .lines
@@ -169,17 +139,17 @@ pub fn time_chart(chart: &TimeChart, duration_s: f64) -> Result<String> {
             .light_line_style(RGBColor(235, 235, 235))
             .draw()
             .map_err(err)?;
-        for b in chart.bands.iter().filter(|b| b.what != "healthy") {
-            let color = band_color(&b.what);
+        for b in &chart.bands {
+            let color = rgb(b.color);
             let (from, to) = visible(b, duration_s);
             ctx.draw_series(std::iter::once(Rectangle::new(
                 [(from, y0), (to, y1)],
                 color.mix(0.18).filled(),
             )))
             .map_err(err)?;
-            if b.what != "healthy" && b.what != "CLOSED" && to - from > duration_s / 40.0 {
+            if let Some(label) = b.label.as_ref().filter(|_| to - from > duration_s / 40.0) {
                 ctx.draw_series(std::iter::once(Text::new(
-                    b.what.clone(),
+                    label.clone(),
                     (from + duration_s / 200.0, y1),
                     ("sans-serif", 13).into_font().color(&RGBColor(90, 90, 90)),
                 )))
@@ -199,7 +169,7 @@ pub fn time_chart(chart: &TimeChart, duration_s: f64) -> Result<String> {
             .legend(move |(x, yy)| PathElement::new(vec![(x, yy), (x + 20, yy)], style));
         }
         for line in &chart.lines {
-            let style = ShapeStyle::from(&line.color).stroke_width(2);
+            let style = ShapeStyle::from(&rgb(line.color)).stroke_width(2);
             let mut first = true;
             for segment in segments(&line.points) {
                 let points: Vec<(f64, f64)> = segment.iter().map(|&(t, v)| (t, y(v))).collect();
@@ -232,9 +202,8 @@ pub fn time_chart(chart: &TimeChart, duration_s: f64) -> Result<String> {
 
 /// A span's start and end in seconds, at least a 300th of the chart wide so that a trial
 /// call's few milliseconds of HALF_OPEN can be seen.
-fn visible(span: &Span, duration_s: f64) -> (f64, f64) {
-    let from = span.from_ms / 1000.0;
-    (from, (span.to_ms / 1000.0).max(from + duration_s / 300.0))
+fn visible(band: &Band, duration_s: f64) -> (f64, f64) {
+    (band.from_s, band.to_s.max(band.from_s + duration_s / 300.0))
 }
 
 /// Runs of consecutive points that have values.
@@ -251,29 +220,18 @@ fn segments(points: &[(f64, Option<f64>)]) -> Vec<Vec<(f64, f64)>> {
     out
 }
 
-/// One layer of a stacked chart.
-#[derive(Clone, Debug)]
-pub struct Layer {
-    /// Its name in the legend.
-    pub label: String,
-    /// Its colour.
-    pub color: RGBColor,
-    /// (seconds, value), the same times in every layer.
-    pub values: Vec<(f64, f64)>,
-}
-
-/// Stacked areas over time: `layers` bottom first; `bands` shade the background.
-pub fn stacked_chart(
-    title: &str,
-    y_desc: &str,
-    layers: &[Layer],
-    bands: &[Span],
-    duration_s: f64,
-) -> Result<String> {
+/// Stacked areas over time: layers bottom first, on shaded bands.
+fn stacked_chart(chart: &StackedChart, duration_s: f64) -> Result<String> {
+    let StackedChart {
+        title,
+        y_desc,
+        layers,
+        bands,
+    } = chart;
     let n = layers.first().map_or(0, |l| l.values.len());
     let mut tops: Vec<Vec<(f64, f64)>> = Vec::new();
     let mut running = vec![0.0; n];
-    for Layer { values, .. } in layers {
+    for values in layers.iter().map(|l| &l.values) {
         for (i, (_, v)) in values.iter().enumerate().take(n) {
             running[i] += v;
         }
@@ -293,15 +251,15 @@ pub fn stacked_chart(
         let mut ctx = frame(&root, title, 0.0..high, duration_s, 64)?;
         ctx.configure_mesh()
             .x_desc("seconds since the start")
-            .y_desc(y_desc)
+            .y_desc(y_desc.as_str())
             .light_line_style(RGBColor(235, 235, 235))
             .draw()
             .map_err(err)?;
-        for b in bands.iter().filter(|b| b.what != "healthy") {
+        for b in bands {
             let (from, to) = visible(b, duration_s);
             ctx.draw_series(std::iter::once(Rectangle::new(
                 [(from, 0.0), (to, high)],
-                band_color(&b.what).mix(0.12).filled(),
+                rgb(b.color).mix(0.12).filled(),
             )))
             .map_err(err)?;
         }
@@ -310,7 +268,7 @@ pub fn stacked_chart(
             if layer.values.iter().all(|p| p.1 <= 0.0) {
                 continue;
             }
-            let color = layer.color;
+            let color = rgb(layer.color);
             ctx.draw_series(AreaSeries::new(top.clone(), 0.0, color.mix(0.85).filled()))
                 .map_err(err)?
                 .label(layer.label.clone())
@@ -321,8 +279,9 @@ pub fn stacked_chart(
     Ok(svg)
 }
 
-/// One row of coloured spans per name: the breakers' states over time.
-pub fn state_chart(title: &str, rows: &[(String, Vec<Span>)], duration_s: f64) -> Result<String> {
+/// One row of coloured bands per name: a state over time.
+fn state_chart(chart: &StateChart, duration_s: f64) -> Result<String> {
+    let (title, rows) = (&chart.title, &chart.rows);
     let n = rows.len().max(1) as f64;
     let mut svg = String::new();
     {
@@ -351,7 +310,8 @@ pub fn state_chart(title: &str, rows: &[(String, Vec<Span>)], duration_s: f64) -
         for (i, (_, spans)) in rows.iter().enumerate() {
             let (lo, hi) = (i as f64 + 0.15, i as f64 + 0.85);
             for s in spans {
-                let color = band_color(&s.what);
+                let color = rgb(s.color);
+                let label = s.label.clone().unwrap_or_default();
                 let drawn = ctx
                     .draw_series(std::iter::once(Rectangle::new(
                         [
@@ -361,9 +321,9 @@ pub fn state_chart(title: &str, rows: &[(String, Vec<Span>)], duration_s: f64) -
                         color.filled(),
                     )))
                     .map_err(err)?;
-                if !seen.contains(&s.what) {
-                    seen.push(s.what.clone());
-                    drawn.label(s.what.clone()).legend(swatch(color));
+                if !seen.contains(&label) {
+                    seen.push(label.clone());
+                    drawn.label(label).legend(swatch(color));
                 }
             }
         }
@@ -375,6 +335,7 @@ pub fn state_chart(title: &str, rows: &[(String, Vec<Span>)], duration_s: f64) -
 #[cfg(test)]
 mod tests {
     use super::*;
+    use grader_lab::plot::Line;
 
     #[test]
     fn gaps_split_lines() {
@@ -396,14 +357,15 @@ mod tests {
             title: "t".into(),
             y_desc: "ms".into(),
             scale: Scale::LogMs,
-            bands: vec![Span {
-                from_ms: 1000.0,
-                to_ms: 2000.0,
-                what: "slow".into(),
+            bands: vec![Band {
+                from_s: 1.0,
+                to_s: 2.0,
+                label: Some("slow".into()),
+                color: LabColor(255, 205, 60),
             }],
             lines: vec![Line {
                 label: "a".into(),
-                color: PROTECTED,
+                color: LabColor(27, 140, 100),
                 dashed: false,
                 points: vec![(0.0, Some(5.0)), (1.5, Some(2000.0))],
             }],

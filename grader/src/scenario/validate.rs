@@ -1,136 +1,84 @@
 //! Checking what a scenario means, before any code runs.
 //!
-//! Parsing already refused unknown fields and wrong types. This pass checks names against
-//! the lab (targets, categories, codes, states), that counts add up, that a `release`
-//! has held calls to release, and that concurrent sends cannot depend on thread timing.
-//! It collects every problem instead of stopping at the first.
+//! Parsing already reported unknown fields and wrong types. This pass checks what could
+//! be read against the lab (names, category, targets, the file's place), the targets'
+//! settings, and asks the lab's plug-in to check what its steps mean. It collects every
+//! problem instead of stopping at the first.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::HashMap;
 
-use super::Scenario;
-use super::model::{Step, TargetOverride, Visibility};
-use crate::diagnostic::{Diagnostic, did_you_mean};
+use grader_lab::{Checker, unknown_word};
+
+use super::load::Parsed;
+use super::model::Visibility;
+use super::{PlacedStep, Scenario};
+use crate::diagnostic::Diagnostic;
 use crate::lab::Lab;
-use crate::scenario::load::key_pos;
 
-/// Answers a target can be scripted with.
-pub const SCRIPT_ANSWERS: [&str; 7] = ["OK", "B201", "E500", "E901", "E902", "hold", "panic"];
-/// Answers a held call can be released with.
-pub const RELEASE_ANSWERS: [&str; 5] = ["OK", "B201", "E500", "E901", "E902"];
-/// Outcomes a request can be expected to end with.
-pub const OUTCOMES: [&str; 8] = ["OK", "B201", "E500", "E901", "E902", "E904", "E905", "held"];
-/// Codes a target can answer with.
-pub const ANSWER_CODES: [&str; 5] = ["OK", "B201", "E500", "E901", "E902"];
-/// Breaker states.
-pub const STATES: [&str; 3] = ["CLOSED", "OPEN", "HALF_OPEN"];
-
-struct Checker<'a> {
+struct Envelope<'a> {
     lab: &'a Lab,
-    scenario: &'a Scenario,
-    text: &'a str,
+    parsed: &'a Parsed<'a>,
     problems: Vec<Diagnostic>,
 }
 
-impl Checker<'_> {
-    fn problem(
-        &mut self,
-        start: usize,
-        end: usize,
-        key: &str,
-        message: String,
-        help: Option<String>,
-    ) {
-        let pos = key_pos(self.text, start, end, key);
-        let mut d = Diagnostic::at(&self.scenario.path, pos, message);
+impl Envelope<'_> {
+    fn problem(&mut self, offset: usize, message: String, help: Option<String>) {
+        let mut d = self.parsed.source.at(offset, message);
         if let Some(help) = help {
             d = d.help(help);
         }
         self.problems.push(d);
     }
 
+    /// A problem at top-level `key`.
     fn top(&mut self, key: &str, message: String, help: Option<String>) {
-        self.problem(0, self.text.len(), key, message, help);
-    }
-
-    /// Checks `word` is one of `allowed`; `what` names the kind of word in messages.
-    fn one_of(
-        &mut self,
-        span: (usize, usize),
-        key: &str,
-        word: &str,
-        allowed: &[&str],
-        what: &str,
-    ) -> bool {
-        if allowed.contains(&word) {
-            return true;
-        }
-        let help = match did_you_mean(word, allowed.iter().copied()) {
-            Some(close) => format!("did you mean `{close}`?"),
-            None => format!("use one of: {}", allowed.join(", ")),
-        };
-        self.problem(
-            span.0,
-            span.1,
-            key,
-            format!("unknown {what} `{word}`"),
-            Some(help),
-        );
-        false
+        let at = self.parsed.header.key(key);
+        self.problem(at, message, help);
     }
 }
 
-/// Every problem with one parsed scenario.
-pub fn check(
-    lab: &Lab,
-    scenario: &Scenario,
-    overrides: &BTreeMap<String, TargetOverride>,
-    text: &str,
-) -> Vec<Diagnostic> {
-    let mut c = Checker {
+/// Every problem with what could be read of a scenario file.
+pub fn check(lab: &Lab, parsed: &Parsed<'_>) -> Vec<Diagnostic> {
+    let mut c = Envelope {
         lab,
-        scenario,
-        text,
+        parsed,
         problems: Vec::new(),
     };
-    check_header(&mut c, overrides);
+    check_header(&mut c);
     check_place(&mut c);
     check_steps(&mut c);
     c.problems
 }
 
-/// In the lab's `scenarios/` or `hidden/` folder: the file is named after the scenario,
-/// and its visibility matches the folder (students get `scenarios/`, never `hidden/`).
-fn check_place(c: &mut Checker<'_>) {
-    let s = c.scenario;
-    let full = c.lab.kit.join(&s.path);
+/// Any scenario file is named after its scenario, wherever it is (a draft too, so that it
+/// can be published as it is). In the lab's `scenarios/` or `hidden/` folder, its
+/// visibility also matches the folder (students get `scenarios/`, never `hidden/`).
+fn check_place(c: &mut Envelope<'_>) {
+    let h = &c.parsed.header;
+    let full = c.lab.kit.join(c.parsed.source.path);
     let Some(dir) = full.parent() else {
         return;
     };
-    let in_visible = same_folder(dir, &c.lab.scenarios_dir());
-    let in_hidden = same_folder(dir, &c.lab.hidden_dir());
-    if !in_visible && !in_hidden {
-        return;
-    }
     let stem = full
         .file_stem()
         .map(|x| x.to_string_lossy().into_owned())
         .unwrap_or_default();
-    if stem != s.name {
-        c.top(
-            "name",
-            format!(
-                "the scenario is named `{}`, but its file is {stem}.json",
-                s.name
-            ),
-            Some(format!(
-                "rename the file to {}.json, or set \"name\": \"{stem}\"",
-                s.name
-            )),
-        );
+    if let Some(name) = h.name.clone().filter(|n| valid_name(n)) {
+        if stem != name {
+            c.top(
+                "name",
+                format!("the scenario is named `{name}`, but its file is {stem}.json"),
+                Some(format!(
+                    "rename the file to {name}.json, or set \"name\": \"{stem}\""
+                )),
+            );
+        }
     }
-    let hidden_dir = crate::kit::shown_path(&c.lab.kit, &c.lab.hidden_dir());
-    let visible_dir = crate::kit::shown_path(&c.lab.kit, &c.lab.scenarios_dir());
-    if in_visible && s.visibility == Visibility::Hidden {
+    let in_visible = same_folder(dir, &c.lab.scenarios_dir());
+    let in_hidden = same_folder(dir, &c.lab.hidden_dir());
+    let hidden_dir = crate::lab::kit::shown_path(&c.lab.kit, &c.lab.hidden_dir());
+    let visible_dir = crate::lab::kit::shown_path(&c.lab.kit, &c.lab.scenarios_dir());
+    if in_visible && h.visibility == Some(Visibility::Hidden) {
         c.top(
             "visibility",
             format!(
@@ -143,8 +91,8 @@ fn check_place(c: &mut Checker<'_>) {
             )),
         );
     }
-    if in_hidden && s.visibility == Visibility::Visible {
-        let key = if c.text.contains("\"visibility\"") {
+    if in_hidden && h.visibility == Some(Visibility::Visible) {
+        let key = if h.has("visibility") {
             "visibility"
         } else {
             "name"
@@ -174,99 +122,92 @@ fn same_folder(a: &std::path::Path, b: &std::path::Path) -> bool {
     }
 }
 
-fn check_header(c: &mut Checker<'_>, overrides: &BTreeMap<String, TargetOverride>) {
-    let s = c.scenario;
-    let name_ok = !s.name.is_empty()
-        && s.name
+/// Whether a scenario name is lowercase letters, digits and `_` only.
+fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
             .chars()
-            .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '_');
-    if !name_ok {
+            .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '_')
+}
+
+fn check_header(c: &mut Envelope<'_>) {
+    let h = &c.parsed.header;
+    if let Some(name) = h.name.clone().filter(|n| !valid_name(n)) {
         c.top(
             "name",
-            format!(
-                "the name `{}` must be lowercase letters, digits and `_` only",
-                s.name
-            ),
+            format!("the name `{name}` must be lowercase letters, digits and `_` only"),
             None,
         );
     }
-    if s.title.trim().is_empty() {
+    if h.title.as_deref().is_some_and(|t| t.trim().is_empty()) {
         c.top(
             "title",
             "the title is empty".into(),
             Some("say in one sentence what the scenario shows".into()),
         );
     }
-    if s.hint.trim().is_empty() {
+    if h.hint.as_deref().is_some_and(|t| t.trim().is_empty()) {
         c.top(
             "hint",
             "the hint is empty".into(),
             Some("name the mistake this scenario usually catches".into()),
         );
     }
-    if s.points == 0 {
+    if h.points == Some(0) {
         c.top(
             "points",
             "a scenario must be worth at least 1 point".into(),
             None,
         );
     }
-    let categories: Vec<&str> = c
-        .lab
-        .manifest
-        .categories
-        .iter()
-        .map(|x| x.id.as_str())
-        .collect();
-    let category = s.category.clone();
-    c.one_of(
-        (0, c.text.len()),
-        "category",
-        &category,
-        &categories,
-        "category",
-    );
-    let targets: Vec<String> = c
-        .lab
-        .manifest
-        .targets
-        .iter()
-        .map(|t| t.name.clone())
-        .collect();
-    let target_names: Vec<&str> = targets.iter().map(String::as_str).collect();
-    let start = c.text.find("\"targets\"").unwrap_or(0);
-    for (name, o) in overrides {
-        c.one_of((start, c.text.len()), name, name, &target_names, "target");
-        if o.failure_threshold == Some(0) {
-            c.problem(
-                start,
-                c.text.len(),
-                "failure_threshold",
-                "failure_threshold must be at least 1".into(),
-                None,
-            );
-        }
-        if o.max_concurrent == Some(0) {
-            c.problem(
-                start,
-                c.text.len(),
-                "max_concurrent",
-                "max_concurrent must be at least 1".into(),
-                None,
-            );
+    if h.race == Some(true)
+        && (c.lab.manifest.race.is_none() || c.lab.plugin.race_harness().is_none())
+    {
+        c.top(
+            "race",
+            format!(
+                "this is a race check, but {} has no race checks (no \"race\" settings in its lab.json, or no race harness in its plug-in)",
+                c.lab.manifest.name
+            ),
+            Some("add a \"race\" object to the lab's lab.json, or remove \"race\": true".into()),
+        );
+    }
+    if let Some(category) = h.category.clone() {
+        let categories: Vec<&str> = c
+            .lab
+            .manifest
+            .categories
+            .iter()
+            .map(|x| x.id.as_str())
+            .collect();
+        if let Some((message, help)) = unknown_word(&category, &categories, "category") {
+            c.top("category", message, Some(help));
         }
     }
-    if s.steps.is_empty() {
+    let targets = c.lab.target_names();
+    let target_names: Vec<&str> = targets.iter().map(String::as_str).collect();
+    let overrides_at = c.parsed.header.key("targets");
+    for name in c.parsed.overrides.keys() {
+        if let Some((message, help)) = unknown_word(name, &target_names, "target") {
+            let at = c
+                .parsed
+                .source
+                .key_in(overrides_at..c.parsed.source.text.len(), name);
+            c.problem(at, message, Some(help));
+        }
+    }
+    let settings = super::settings::problems(c.lab, &c.parsed.overrides, &c.parsed.source);
+    c.problems.extend(settings);
+    let steps = &c.parsed.steps;
+    if steps.is_empty() && c.parsed.steps_read {
         c.top("steps", "there are no steps".into(), None);
     }
-    let checks_something = s.steps.iter().any(|p| match &p.step {
-        Step::Send(x) => x.expect.is_some() || x.expect_each.is_some(),
-        Step::SendConcurrent(x) => x.expect.is_some(),
-        Step::Release(x) => x.expect.is_some(),
-        Step::Expect(_) | Step::ExpectTransitions(_) => true,
-        Step::Script(_) | Step::Advance(_) => false,
-    });
-    if !s.steps.is_empty() && !checks_something {
+    let complete = steps.iter().all(Option::is_some);
+    let checks_something = steps
+        .iter()
+        .flatten()
+        .any(|p| c.lab.plugin.expects_something(&p.step));
+    if !steps.is_empty() && complete && !checks_something {
         c.top(
             "steps",
             "no step expects anything, so this scenario can never fail".into(),
@@ -275,246 +216,32 @@ fn check_header(c: &mut Checker<'_>, overrides: &BTreeMap<String, TargetOverride
     }
 }
 
-fn check_steps(c: &mut Checker<'_>) {
-    let targets: Vec<String> = c
-        .lab
-        .manifest
-        .targets
+/// The lab's plug-in checks what the steps that could be read mean; each problem is
+/// placed at its key inside its step. Where a step could not be read, the checker says
+/// so, and a plug-in leaves out the checks that depend on earlier steps.
+fn check_steps(c: &mut Envelope<'_>) {
+    let targets = c.lab.target_names();
+    let readable: Vec<(usize, &PlacedStep)> = c
+        .parsed
+        .steps
         .iter()
-        .map(|t| t.name.clone())
+        .enumerate()
+        .filter_map(|(i, p)| p.as_ref().map(|p| (i, p)))
         .collect();
-    let target_names: Vec<&str> = targets.iter().map(String::as_str).collect();
-    // Per target: is it scripted to hold right now, and may calls be held in it?
-    let mut holding: HashMap<String, bool> = HashMap::new();
-    let mut may_have_held: HashSet<String> = HashSet::new();
-    for placed in &c.scenario.steps {
-        let span = (placed.span.start, placed.span.end);
-        let target = match &placed.step {
-            Step::Script(x) => Some(&x.target),
-            Step::Send(x) => Some(&x.target),
-            Step::SendConcurrent(x) => Some(&x.target),
-            Step::Release(x) => Some(&x.target),
-            Step::Expect(x) => Some(&x.target),
-            Step::Advance(_) | Step::ExpectTransitions(_) => None,
+    let race = c.parsed.header.race == Some(true);
+    let mut checker = Checker::new(&targets).for_race_check(race);
+    if readable.len() < c.parsed.steps.len() {
+        checker = checker.with_unreadable_steps();
+    }
+    let steps: Vec<_> = readable.iter().map(|(_, p)| &p.step).collect();
+    c.lab.plugin.check_steps(&steps, &mut checker);
+    for p in checker.into_problems() {
+        let Some((_, placed)) = readable.get(p.step) else {
+            continue;
         };
-        if let Some(t) = target {
-            if !c.one_of(span, "target", t, &target_names, "target") {
-                continue;
-            }
-        }
-        match &placed.step {
-            Step::Script(x) => {
-                if c.one_of(span, "answer", &x.answer, &SCRIPT_ANSWERS, "answer") {
-                    holding.insert(x.target.clone(), x.answer == "hold");
-                }
-            }
-            Step::Send(x) => {
-                let count = x.count.unwrap_or(1);
-                if count == 0 {
-                    c.problem(
-                        span.0,
-                        span.1,
-                        "count",
-                        "count must be at least 1".into(),
-                        None,
-                    );
-                }
-                if x.expect.is_some() && x.expect_each.is_some() {
-                    c.problem(
-                        span.0,
-                        span.1,
-                        "expect_each",
-                        "give either `expect` or `expect_each`, not both".into(),
-                        None,
-                    );
-                }
-                if let Some(code) = &x.expect {
-                    c.one_of(span, "expect", code, &OUTCOMES, "outcome");
-                }
-                if let Some(each) = &x.expect_each {
-                    for code in each {
-                        c.one_of(span, "expect_each", code, &OUTCOMES, "outcome");
-                    }
-                    if each.len() != count as usize {
-                        c.problem(
-                            span.0,
-                            span.1,
-                            "expect_each",
-                            format!(
-                                "expect_each lists {} outcomes for {count} requests",
-                                each.len()
-                            ),
-                            Some("give one outcome per request, or set `count` to match".into()),
-                        );
-                    }
-                }
-                if holding.get(&x.target).copied().unwrap_or(false) {
-                    may_have_held.insert(x.target.clone());
-                }
-            }
-            Step::SendConcurrent(x) => {
-                if x.count == 0 {
-                    c.problem(
-                        span.0,
-                        span.1,
-                        "count",
-                        "count must be at least 1".into(),
-                        None,
-                    );
-                }
-                if !holding.get(&x.target).copied().unwrap_or(false) {
-                    c.problem(
-                        span.0,
-                        span.1,
-                        "send_concurrent",
-                        format!(
-                            "send_concurrent to `{}`, which answers at once: which request gets which code would depend on thread timing",
-                            x.target
-                        ),
-                        Some(format!(
-                            "script `{}` to \"hold\" first, then release the held calls in a later step",
-                            x.target
-                        )),
-                    );
-                }
-                if let Some(expect) = &x.expect {
-                    for code in expect.keys() {
-                        c.one_of(span, code, code, &OUTCOMES, "outcome");
-                    }
-                    let sum: u32 = expect.values().sum();
-                    if sum != x.count {
-                        c.problem(
-                            span.0,
-                            span.1,
-                            "expect",
-                            format!(
-                                "expected outcomes add up to {sum}, but {} requests are sent",
-                                x.count
-                            ),
-                            None,
-                        );
-                    }
-                }
-                may_have_held.insert(x.target.clone());
-            }
-            Step::Release(x) => {
-                c.one_of(span, "answer", &x.answer, &RELEASE_ANSWERS, "answer");
-                if let Some(code) = &x.expect {
-                    c.one_of(span, "expect", code, &OUTCOMES, "outcome");
-                }
-                if x.count == Some(0) {
-                    c.problem(
-                        span.0,
-                        span.1,
-                        "count",
-                        "count must be at least 1 (leave it out to release all)".into(),
-                        None,
-                    );
-                }
-                if !may_have_held.contains(&x.target) {
-                    c.problem(
-                        span.0,
-                        span.1,
-                        "release",
-                        format!(
-                            "release on `{}`, but no call to it can be held at this point",
-                            x.target
-                        ),
-                        Some(format!(
-                            "script `{}` to \"hold\" and send requests to it before releasing",
-                            x.target
-                        )),
-                    );
-                }
-            }
-            Step::Advance(x) => {
-                if x.ms == 0 {
-                    c.problem(
-                        span.0,
-                        span.1,
-                        "ms",
-                        "advancing by 0 ms does nothing".into(),
-                        None,
-                    );
-                }
-            }
-            Step::Expect(x) => {
-                if let Some(state) = &x.state {
-                    c.one_of(span, "state", state, &STATES, "state");
-                }
-                if let Some(answered) = &x.answered {
-                    for code in answered.keys() {
-                        c.one_of(span, code, code, &ANSWER_CODES, "answer code");
-                    }
-                }
-                let empty = x.state.is_none()
-                    && x.calls.is_none()
-                    && x.in_flight.is_none()
-                    && x.peak.is_none()
-                    && x.answered.is_none();
-                if empty {
-                    c.problem(
-                        span.0,
-                        span.1,
-                        "expect",
-                        "this expect step checks nothing".into(),
-                        Some(
-                            "give at least one of: state, calls, in_flight, peak, answered".into(),
-                        ),
-                    );
-                }
-            }
-            Step::ExpectTransitions(lines) => {
-                for line in lines {
-                    if let Err(why) = parse_transition_line(line, &target_names) {
-                        c.problem(
-                            span.0,
-                            span.1,
-                            line,
-                            format!("`{line}` is not a transition record: {why}"),
-                            Some(
-                                "write records like \"00:02:00.000 core_banking CLOSED -> OPEN\""
-                                    .into(),
-                            ),
-                        );
-                    }
-                }
-            }
-        }
+        let at = c.parsed.source.key_in(placed.span.clone(), &p.key);
+        c.problem(at, p.message, p.help);
     }
-}
-
-/// Checks a transition line: `HH:MM:SS.mmm target FROM -> TO`.
-fn parse_transition_line(line: &str, targets: &[&str]) -> Result<(), String> {
-    let parts: Vec<&str> = line.split(' ').collect();
-    let [time, target, from, arrow, to] = parts[..] else {
-        return Err("expected five parts separated by single spaces".into());
-    };
-    let time_ok = time.len() == 12
-        && time.chars().enumerate().all(|(i, ch)| {
-            if [2, 5].contains(&i) {
-                ch == ':'
-            } else if i == 8 {
-                ch == '.'
-            } else {
-                ch.is_ascii_digit()
-            }
-        });
-    if !time_ok {
-        return Err(format!("`{time}` is not a time like 00:02:00.000"));
-    }
-    if !targets.contains(&target) {
-        return Err(format!("unknown target `{target}`"));
-    }
-    for state in [from, to] {
-        if !STATES.contains(&state) {
-            return Err(format!("unknown state `{state}`"));
-        }
-    }
-    if arrow != "->" {
-        return Err("the states must be joined by ` -> `".into());
-    }
-    Ok(())
 }
 
 /// Problems between scenarios: duplicate names.

@@ -39,10 +39,11 @@ fn release() -> (tempfile::TempDir, PathBuf, std::process::Output) {
     (tmp, out, output)
 }
 
-/// Lines of code of the reference solution that are its own: not in the skeleton, long
-/// enough to be distinctive, not comments (the public API's documentation is shared with
-/// the skeleton by design), and not one of the few locking idioms the handout itself
-/// recommends.
+/// Lines of code of the reference solution and of the correct alternatives that are their
+/// own: not in the skeleton, long enough to be distinctive, not comments (the public
+/// API's documentation is shared with the skeleton by design), not imports, attributes or
+/// string literals (common to any Rust file, or to scenario files), and not one of the
+/// few locking idioms the handout itself recommends.
 fn solution_only_lines() -> BTreeSet<String> {
     const SHARED_IDIOMS: [&str; 3] = [
         ".unwrap_or_else(PoisonError::into_inner)",
@@ -62,11 +63,25 @@ fn solution_only_lines() -> BTreeSet<String> {
             .collect()
     };
     let skeleton = lines_of("crates/relay_base/src");
-    lines_of("solutions/lab4/src")
+    let mut solutions = lines_of("solutions/lab4/src");
+    for alternative in std::fs::read_dir(kit().join("labs/lab4/alternatives"))
+        .expect("lab 4 has correct alternatives")
+        .flatten()
+    {
+        let dir = format!(
+            "labs/lab4/alternatives/{}/src",
+            alternative.file_name().to_string_lossy()
+        );
+        solutions.extend(lines_of(&dir));
+    }
+    solutions
         .into_iter()
         .filter(|l| {
             l.len() >= 30
                 && !l.starts_with("//")
+                && !l.starts_with("use ")
+                && !l.starts_with("#[")
+                && !l.starts_with('"')
                 && !skeleton.contains(l)
                 && !SHARED_IDIOMS.contains(&l.as_str())
         })
@@ -75,10 +90,11 @@ fn solution_only_lines() -> BTreeSet<String> {
 
 #[test]
 fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
-    let lab = grader::lab::Lab::load(&kit(), "lab4").expect("lab4 loads");
-    let hidden = grader::validation::load_scenarios(
+    let lab =
+        grader::lab::Lab::load(&grader::labs::registered(), &kit(), "lab4").expect("lab4 loads");
+    let hidden = grader::instructor::validation::load_scenarios(
         &lab,
-        &grader::validation::json_files(&lab.hidden_dir()),
+        &lab.scenario_files().expect("lab4 is readable").hidden,
     )
     .scenarios;
     let hidden_points: u32 = hidden.iter().map(|s| s.points).sum();
@@ -104,6 +120,7 @@ fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
         "docs",
         "grader/tests",
         "labs/README.md",
+        "labs/lab4/alternatives",
         "labs/lab4/hidden",
         "labs/lab4/mutants",
         "solutions",
@@ -130,16 +147,19 @@ fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
         "fixtures/targets/src/lib.rs",
         "grader/Cargo.toml",
         "grader/src/main.rs",
-        "grader/harness/main/src/main.rs",
+        "grader/harness/src/lib.rs",
+        "grader/lab/src/lib.rs",
         "grader/protocol/src/lib.rs",
+        "labs/lab4/harness/main/src/main.rs",
+        "labs/lab4/plugin/src/lib.rs",
         "labs/lab4/lab.json",
         "labs/lab4/README.md",
         "labs/lab4/scenario.schema.json",
         "labs/lab4/scenarios/tr_full_cycle.json",
         "labs/lab4/rehearsal.json",
-        "grader/rehearsal/src/lib.rs",
-        "grader/rehearsal/main/src/main.rs",
-        "grader/rehearsal/protocol/src/lib.rs",
+        "labs/lab4/rehearsal/src/lib.rs",
+        "labs/lab4/rehearsal/main/src/main.rs",
+        "labs/lab4/rehearsal/protocol/src/lib.rs",
         "ci/github/grade.sh",
     ] {
         assert!(out.join(present).is_file(), "{present} is missing");
@@ -148,6 +168,7 @@ fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
         "solutions",
         "labs/lab4/hidden",
         "labs/lab4/mutants",
+        "labs/lab4/alternatives",
         "labs/README.md",
         "docs",
         "grader/tests",
@@ -184,8 +205,32 @@ fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
     let readme = std::fs::read_to_string(out.join("README.md")).expect("read");
     assert!(readme.contains("## About this edition"), "{readme}");
     assert!(readme.contains("`grader/tests/`"), "{readme}");
+    // The rest of it is written for students: nothing that works only in the
+    // instructors' kit (`--solution` exits with 2 here), nor rows for folders it lacks.
+    let for_students = &readme[..readme.find("## About this edition").expect("the note")];
+    for instructors_only in [
+        "--solution",
+        "reference solution",
+        "## For instructors",
+        "`solutions/",
+        "`scripts`",
+        "docs/",
+        "alternatives",
+        "mutants",
+        "instructors only",
+    ] {
+        assert!(
+            !for_students.contains(instructors_only),
+            "the student edition's README has `{instructors_only}`:\n{for_students}"
+        );
+    }
+    assert!(
+        for_students.contains("cargo run -p grader -- check lab4"),
+        "{for_students}"
+    );
 
-    // Nothing of the reference solution, the mutants or the hidden scenarios.
+    // Nothing of the reference solution, the correct alternatives, the mutants or the
+    // hidden scenarios.
     let mut needles: Vec<String> = [
         "trial_in_flight",
         "consecutive_failures",
@@ -198,7 +243,10 @@ fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
     .map(|s| (*s).to_owned())
     .collect();
     needles.extend(solution_only_lines());
-    assert!(needles.len() > 40, "too few distinctive lines: {needles:?}");
+    assert!(
+        needles.len() > 200,
+        "too few distinctive lines: {needles:?}"
+    );
     for dir in ["labs/lab4/mutants", "labs/lab4/hidden"] {
         for f in files(&kit().join(dir)) {
             needles.push(f.display().to_string());
@@ -260,7 +308,7 @@ fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
         .iter()
         .filter_map(|m| m.as_str())
         .collect();
-    let kit_members = grader::release::workspace_members(
+    let kit_members = grader::instructor::cargo_files::workspace_members(
         &std::fs::read_to_string(kit().join("Cargo.toml")).expect("read"),
     );
     assert_eq!(members.len(), kit_members.len() - 1, "{members:?}");
@@ -304,13 +352,23 @@ fn a_solution_file_in_the_skeleton_stops_the_release() {
         "grader/Cargo.toml",
         "grader/src",
         "grader/harness",
+        "grader/lab",
         "grader/protocol",
+        "grader/race",
         "solutions",
         "labs",
     ]);
     std::fs::copy(
         scratch.path().join("solutions/lab4/src/breaker.rs"),
         scratch.path().join("crates/relay_base/src/breaker.rs"),
+    )
+    .expect("copy");
+    // A correct alternative is a solution too.
+    std::fs::copy(
+        scratch
+            .path()
+            .join("labs/lab4/alternatives/phase_enum/src/bulkhead.rs"),
+        scratch.path().join("crates/relay_base/src/bulkhead.rs"),
     )
     .expect("copy");
     let out = scratch.path().join("student");
@@ -329,7 +387,9 @@ fn a_solution_file_in_the_skeleton_stops_the_release() {
     ----- stderr -----
     error: crates/relay_base/src/breaker.rs: this file is a copy of solutions/lab4/src/breaker.rs
       help: restore the shipped version of the file in the kit (git checkout), then release again
-    1 problem found; nothing was released. Fix the file above and run again.
+    crates/relay_base/src/bulkhead.rs: this file is a copy of labs/lab4/alternatives/phase_enum/src/bulkhead.rs
+      help: restore the shipped version of the file in the kit (git checkout), then release again
+    2 problems found; nothing was released. Fix the files above and run again.
     ");
     assert!(!out.exists(), "a refused release leaves nothing behind");
 }
@@ -354,8 +414,8 @@ fn an_invalid_lab_is_not_released() {
     exit status: 2
     ----- stdout -----
     ----- stderr -----
-    error: labs/lab4/lab.json:11:3: total_points is 144, but the scenarios add up to 147 (134 visible, 13 hidden)
-      help: set "total_points": 147, or change the points of the scenarios
+    error: labs/lab4/lab.json:11:3: total_points is 203, but the scenarios add up to 206 (179 visible, 27 hidden)
+      help: set "total_points": 206, or change the points of the scenarios
     1 problem found; nothing was released. Fix the file above and run again.
     "#);
     assert!(!out.exists());
