@@ -245,7 +245,7 @@ fn a_relay_that_still_has_todos_is_named_not_rehearsed() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("help: a rehearsal needs a relay that works; `grader check lab4`"),
+        stdout.contains("help: a rehearsal needs code that works; `grader check lab4`"),
         "{stdout}"
     );
 }
@@ -276,6 +276,34 @@ fn a_bad_script_or_duration_is_refused_before_anything_runs() {
         "{stderr}"
     );
     assert!(!stderr.contains("building"), "{stderr}");
+
+    // A problem inside a phase is placed at its key in that phase.
+    let text = std::fs::read_to_string(kit().join("labs/lab4/rehearsal.json"))
+        .expect("read the script")
+        .replacen(
+            "\"behaviour\": \"refusing\"",
+            "\"behaviour\": \"refusing\",\n         \"latency_ms\": 9",
+            1,
+        );
+    std::fs::write(&script, &text).expect("write the script");
+    let out = grader()
+        .args(["rehearse", "lab4", "--solution", "--script"])
+        .arg(&script)
+        .output()
+        .expect("run the grader");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let line = text
+        .lines()
+        .position(|l| l.contains("\"latency_ms\": 9"))
+        .unwrap()
+        + 1;
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "bad.json:{line}:10: a refusing phase answers no call"
+        )),
+        "{stderr}"
+    );
 
     let out = grader()
         .args(["rehearse", "lab4", "--solution", "--duration", "0.5"])

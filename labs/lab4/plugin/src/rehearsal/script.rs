@@ -193,3 +193,47 @@ impl Checker {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kit_script() -> String {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../rehearsal.json");
+        std::fs::read_to_string(path).expect("the shipped script")
+    }
+
+    fn problems_of(text: &str) -> Vec<ScriptProblem> {
+        problems(&serde_json::from_str(text).expect("the script's shape"))
+    }
+
+    #[test]
+    fn the_shipped_script_is_valid() {
+        assert_eq!(problems_of(&kit_script()), []);
+    }
+
+    #[test]
+    fn a_phase_problem_names_its_target_and_phase() {
+        let text = kit_script().replacen(
+            "\"behaviour\": \"refusing\"",
+            "\"behaviour\": \"refusing\", \"latency_ms\": 9",
+            1,
+        );
+        let found = problems_of(&text);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].within, [("targets", 0), ("phases", 2)]);
+        assert_eq!(found[0].key, "latency_ms");
+        assert!(found[0].message.contains("refusing phase"), "{found:?}");
+    }
+
+    #[test]
+    fn out_of_order_phases_are_refused() {
+        let text = kit_script().replacen("\"from_s\": 15", "\"from_s\": 5", 1);
+        let found = problems_of(&text);
+        assert!(
+            found.iter().any(|p| p.message.contains("increasing order")
+                && p.within == [("targets", 0), ("phases", 2)]),
+            "{found:?}"
+        );
+    }
+}
