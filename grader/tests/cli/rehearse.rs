@@ -100,16 +100,18 @@ fn a_short_rehearsal_shows_the_cascade_behind_the_blind_relay_and_the_cure_behin
     // and as core banking itself count them. The blind relay has one per worker thread.
     let p_core = &relay(j, "protected")["targets"]["core_banking"];
     let u_core = &relay(j, "unprotected")["targets"]["core_banking"];
+    // At core banking itself, a call the relay gave up on (E901) runs on until answered.
     assert!(p_core["peak_calls"].as_u64().unwrap() <= 3, "{p_core}");
+    let given_up = outcome(j, "protected", "core_banking", "E901");
     assert!(
-        p_core["peak_at_dependency"].as_u64().unwrap() <= 3,
+        p_core["peak_at_dependency"].as_u64().unwrap() <= 3 + given_up,
         "{p_core}"
     );
     assert!(u_core["peak_calls"].as_u64().unwrap() >= 4, "{u_core}");
     assert_eq!(verdict(j, "bulkhead_limit"), "seen");
 
     // The cascade: behind the blind relay, claims waits behind slow core banking calls
-    // (each takes 333 ms in a 5 s rehearsal); behind the reference it does not. The
+    // (each takes 333 ms, then 833 ms, in a 5 s rehearsal); behind the reference it does not. The
     // margins are an order of magnitude wider than any scheduling hiccup.
     let u_claims = phase(j, "unprotected", "claims", "slow")["p99_ms"]
         .as_f64()
@@ -128,7 +130,16 @@ fn a_short_rehearsal_shows_the_cascade_behind_the_blind_relay_and_the_cure_behin
     assert_eq!(outcome(j, "protected", "claims", "E904"), 0);
     assert!(outcome(j, "protected", "core_banking", "E905") > 0);
     assert!(outcome(j, "protected", "core_banking", "E904") > 0);
-    assert!(outcome(j, "unprotected", "core_banking", "E902") > 0);
+    // The dependency's failures reach the relays as such: answers later than the call
+    // timeout as E901, refused connections as E902.
+    for relay in ["protected", "unprotected"] {
+        for code in ["E901", "E902"] {
+            assert!(
+                outcome(j, relay, "core_banking", code) > 0,
+                "no {code} behind the {relay} relay"
+            );
+        }
+    }
     for code in ["E904", "E905"] {
         assert_eq!(outcome(j, "unprotected", "core_banking", code), 0);
     }

@@ -412,7 +412,7 @@ fn outcomes(sick: &str, r: &RelayFigures, who: &str, phases: &[Span], window_s: 
         .collect();
     let look_for = if r.name == "protected" {
         format!(
-            "Your relay answers every request to {sick}: E905 while the bulkhead is full, E904 while the circuit is open, a few E902 as it opens, then OK again after recovery."
+            "Your relay answers every request to {sick}: E905 while the bulkhead is full, E904 while the circuit is open, a few E901 (answers later than the relay waits) and E902 (refused connections) as it opens, then OK again after recovery."
         )
     } else {
         format!(

@@ -191,13 +191,24 @@ impl Ctx<'_> {
         let (Some(p), Some(u)) = (p, u) else {
             return not_applicable("bulkhead_limit", title, "no figures for the sick target");
         };
-        let peak = p.peak_calls.max(p.peak_at_dependency);
+        // A call the relay gave up on (E901) keeps running at the dependency until it
+        // answers: the bulkhead has its slot back, the dependency does not. So at the
+        // dependency the limit holds up to the calls given up on.
+        let given_up = p.outcomes.get(&Outcome::E901).copied().unwrap_or(0);
+        let at_dependency_ok = u64::from(p.peak_at_dependency) <= limit as u64 + given_up;
+        let abandoned = if given_up > 0 {
+            format!(
+                " (counting calls your relay gave up on with E901, {given_up} in all, which run on there until they are answered)"
+            )
+        } else {
+            String::new()
+        };
         Expectation {
             id: "bulkhead_limit",
             title,
-            verdict: Verdict::of(peak as usize <= limit),
+            verdict: Verdict::of(p.peak_calls as usize <= limit && at_dependency_ok),
             evidence: format!(
-                "at most {} calls from your relay, {} at {} itself; the unprotected relay reached {}",
+                "at most {} calls from your relay, {} at {} itself{abandoned}; the unprotected relay reached {}",
                 p.peak_calls, p.peak_at_dependency, self.sick, u.peak_calls
             ),
         }
