@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Measures the rehearsal's headline, side by side in each run: the claims p99 latency
-# behind the reference relay and behind the blind relay while core banking is slow (same
+# behind the reference relay and behind the blind relay while core banking is slow (the
+# highest over its slow phases; same
 # script, same load, same moment), their ratio, and how long `grader rehearse` takes from
 # start to page. Runs the full 30-second script unless DURATION is given.
 # Usage: scripts/rehearse.sh [ROUNDS] [DURATION]   (default 3 rounds of the script's length)
@@ -27,8 +28,10 @@ for i in $(seq 1 "$rounds"); do
 import json, sys
 r = json.load(open(sys.argv[1]))
 phases = r["figures"]["story"]["phases"]
-i = next(k for k, p in enumerate(phases) if p["what"] == "slow")
-p99 = {x["name"]: x["targets"]["claims"]["phases"][i]["p99_ms"] for x in r["figures"]["relays"]}
+slow = [k for k, p in enumerate(phases) if p["what"] == "slow"]
+# The highest p99 over the slow phases, as the page's verdicts take it.
+p99 = {x["name"]: max(x["targets"]["claims"]["phases"][k]["p99_ms"] for k in slow)
+       for x in r["figures"]["relays"]}
 ratio = p99["unprotected"] / p99["protected"]
 print(f'{sys.argv[2]:<6} {int(sys.argv[3]) / 1000:10.1f} {p99["protected"]:22.1f} {p99["unprotected"]:24.1f} {ratio:8.0f}')
 PY
