@@ -41,15 +41,15 @@ fn outcome_color(outcome: Outcome) -> Color {
     }
 }
 
-/// Spans as shaded bands: a healthy phase is not shaded, and a CLOSED circuit not named.
+/// Spans as shaded, named bands; a healthy phase and a CLOSED circuit are left clear.
 fn bands(spans: &[Span]) -> Vec<Band> {
     spans
         .iter()
-        .filter(|s| s.what != "healthy")
+        .filter(|s| s.what != "healthy" && s.what != "CLOSED")
         .map(|s| Band {
             from_s: s.from_ms / 1000.0,
             to_s: s.to_ms / 1000.0,
-            label: (s.what != "CLOSED").then(|| s.what.clone()),
+            label: Some(s.what.clone()),
             color: band_color(&s.what),
         })
         .collect()
