@@ -12,11 +12,6 @@ use grader_lab::plot::{
 /// Width and height of every chart, in pixels.
 const SIZE: (u32, u32) = (900, 300);
 
-/// The relay under test.
-pub const PROTECTED: RGBColor = RGBColor(27, 140, 100);
-/// The blind relay.
-pub const UNPROTECTED: RGBColor = RGBColor(217, 95, 2);
-
 /// A chart drawn: its id, what to look for, and the SVG.
 #[derive(Clone, Debug)]
 pub struct Drawn {
