@@ -156,7 +156,7 @@ impl Sender {
             let sent = self.timeline.now_ms();
             let target = target_of(k, &self.weighted).to_owned();
             {
-                let mut book = self.book();
+                let mut book = self.locked_book();
                 if book.closed {
                     return;
                 }
@@ -170,7 +170,7 @@ impl Sender {
             let outcome = self.send(&target, k);
             drop(inside);
             let ms = self.timeline.now_ms() - sent;
-            let mut book = self.book();
+            let mut book = self.locked_book();
             if book.closed {
                 return;
             }
@@ -179,7 +179,7 @@ impl Sender {
         }
     }
 
-    fn book(&self) -> MutexGuard<'_, Book> {
+    fn locked_book(&self) -> MutexGuard<'_, Book> {
         self.shared
             .book
             .lock()

@@ -221,7 +221,7 @@ mod tests {
         );
         let found = problems_of(&text);
         assert_eq!(found.len(), 1, "{found:?}");
-        assert_eq!(found[0].within, [("targets", 0), ("phases", 2)]);
+        assert_eq!(found[0].within, [("targets", 0), ("phases", 3)]);
         assert_eq!(found[0].key, "latency_ms");
         assert!(found[0].message.contains("refusing phase"), "{found:?}");
     }
@@ -232,7 +232,7 @@ mod tests {
         let found = problems_of(&text);
         assert!(
             found.iter().any(|p| p.message.contains("increasing order")
-                && p.within == [("targets", 0), ("phases", 2)]),
+                && p.within == [("targets", 0), ("phases", 3)]),
             "{found:?}"
         );
     }
