@@ -13,6 +13,8 @@
 
 mod check;
 mod erased;
+pub mod plot;
+pub mod rehearsal;
 pub mod schema;
 pub mod words;
 
@@ -103,6 +105,12 @@ pub trait Plugin: Send + Sync + 'static {
     /// to find races, for a lab that has one. The core builds and runs only
     /// [`Plugin::harness`] today; this is where a race driver plugs in.
     fn race_harness(&self) -> Option<Harness> {
+        None
+    }
+
+    /// The lab's failure rehearsal on real sockets (`grader rehearse`), for a lab that has
+    /// one.
+    fn rehearsal(&self) -> Option<&dyn rehearsal::Rehearsal> {
         None
     }
 }

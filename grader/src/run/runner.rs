@@ -157,7 +157,7 @@ pub fn run(
 
 /// Reads a stream to its end on a thread, keeping only the first [`OUTPUT_CAP`] bytes, so
 /// that a chatty child can never fill its pipe and block.
-fn capped_reader(mut stream: impl Read + Send + 'static) -> JoinHandle<String> {
+pub(crate) fn capped_reader(mut stream: impl Read + Send + 'static) -> JoinHandle<String> {
     std::thread::spawn(move || {
         let mut kept = Vec::new();
         let mut buf = [0u8; 8192];
@@ -225,7 +225,7 @@ fn set_limits(command: &mut Command, limits: Limits) {
 /// Kills every process in the group the harness leads: the harness itself and anything
 /// the code under test forked.
 #[allow(unsafe_code)]
-fn kill_group(pid: u32) {
+pub(crate) fn kill_group(pid: u32) {
     let Ok(pid) = libc::pid_t::try_from(pid) else {
         return;
     };

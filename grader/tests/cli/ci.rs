@@ -7,7 +7,7 @@ use std::process::Command;
 
 use crate::formats::gradescope;
 use crate::subs::{self, Layout};
-use crate::util::kit;
+use crate::util::{kit, tool_missing};
 
 /// Runs `ci/gradescope/run_autograder` with `root` as `/autograder`, this kit as its
 /// source and `grader` as the program.
@@ -272,15 +272,4 @@ fn the_gradescope_bundle_holds_the_scripts_and_the_kit_but_no_builds() {
             .any(|n| n.starts_with("target/") || n.starts_with(".git/")),
         "{names:?}"
     );
-}
-
-/// A tool a test needs is missing: CI (which sets `GRADER_REQUIRE_TOOLS`, after `.ci/run`
-/// installs them) fails, so the check never passes there without running; elsewhere the
-/// test says what it skipped.
-fn tool_missing(tool: &str) {
-    assert!(
-        std::env::var_os("GRADER_REQUIRE_TOOLS").is_none(),
-        "{tool} is not installed, and this run requires it (GRADER_REQUIRE_TOOLS)"
-    );
-    eprintln!("{tool} is not installed; this check is skipped");
 }

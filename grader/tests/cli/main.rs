@@ -5,6 +5,7 @@
 
 mod audit;
 mod batch;
+mod browser;
 mod check;
 mod ci;
 mod drafts;
@@ -17,6 +18,7 @@ mod instructors;
 mod kit_faults;
 mod races;
 mod refusals;
+mod rehearse;
 mod release;
 mod robustness;
 mod second_lab;

@@ -156,6 +156,10 @@ fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
         "labs/lab4/README.md",
         "labs/lab4/scenario.schema.json",
         "labs/lab4/scenarios/tr_full_cycle.json",
+        "labs/lab4/rehearsal.json",
+        "labs/lab4/rehearsal/src/lib.rs",
+        "labs/lab4/rehearsal/main/src/main.rs",
+        "labs/lab4/rehearsal/protocol/src/lib.rs",
         "ci/github/grade.sh",
     ] {
         assert!(out.join(present).is_file(), "{present} is missing");
