@@ -290,7 +290,7 @@ fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
         .find_map(|l| l.strip_prefix("host: "))
         .expect("rustc names its host");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let metadata = std::process::Command::new(cargo)
+    let metadata = crate::util::bounded(cargo)
         .args(["metadata", "--locked", "--offline", "--format-version", "1"])
         .args(["--filter-platform", host])
         .current_dir(&out)

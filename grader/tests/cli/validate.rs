@@ -306,11 +306,16 @@ fn the_checked_in_schema_matches_the_types() {
         grader::lab::Lab::load(&grader::labs::registered(), &kit, "lab4").expect("lab4 loads");
     let path = grader::scenario::schema::path(&lab);
     let fresh = grader::scenario::schema::to_text(&grader::scenario::schema::for_lab(&lab));
-    if std::env::var_os("UPDATE_SCHEMA").is_some() {
-        std::fs::write(&path, &fresh).expect("write the schema");
-        return;
-    }
     let current = std::fs::read_to_string(&path).unwrap_or_default();
+    if current != fresh && std::env::var_os("UPDATE_SCHEMA").is_some() {
+        // Regenerated, but this run still fails: a stale schema never passes, and the
+        // next run (without the variable) checks what was written.
+        std::fs::write(&path, &fresh).expect("write the schema");
+        panic!(
+            "{} was out of date and has been regenerated: review the change, then run the tests again without UPDATE_SCHEMA",
+            path.display()
+        );
+    }
     assert!(
         current == fresh,
         "{} is out of date with the scenario types in grader/src/scenario/model.rs or with lab.json.\n\

@@ -5,11 +5,12 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::time::Duration;
 
-use fixture_targets::{Activity, Behaviour, ScriptedTarget};
+use fixture_targets::{Activity, Behaviour, System};
 use grader_harness::{Driver, Failure, Notifier, Requests};
 use grader_protocol::{Plan, RequestOutcome, StuckRecord};
 use relay_kit::{BreakerConfig, Clock, Code, FakeClock, Request, Target, TargetConfig};
 
+use crate::systems::system;
 use crate::wire::{Action, Observation, Settings, TargetSnapshot, seen};
 use crate::{BuildRelay, RelayUnderTest};
 
@@ -30,7 +31,7 @@ impl Notifier for Wake {
 /// Lab 4's world: the fake clock, the scripted targets and the relay under test.
 pub struct World {
     clock: FakeClock,
-    targets: Vec<Arc<ScriptedTarget>>,
+    targets: Vec<Arc<dyn System>>,
     relay: Arc<dyn RelayUnderTest>,
     requests: Requests,
 }
@@ -41,10 +42,10 @@ impl World {
     pub fn start(plan: &Plan<Settings, Action>, build: BuildRelay) -> World {
         let clock = FakeClock::new();
         let activity = Activity::new();
-        let targets: Vec<Arc<ScriptedTarget>> = plan
+        let targets: Vec<Arc<dyn System>> = plan
             .targets
             .iter()
-            .map(|t| Arc::new(ScriptedTarget::new(&t.name, activity.clone())))
+            .map(|t| system(&t.name, &activity))
             .collect();
         let wiring: Vec<(Arc<dyn Target>, TargetConfig)> = plan
             .targets
@@ -59,7 +60,7 @@ impl World {
                     max_concurrent: usize::try_from(t.settings.max_concurrent)
                         .unwrap_or(usize::MAX),
                 };
-                (target.clone() as Arc<dyn Target>, config)
+                (target.clone().into_target(), config)
             })
             .collect();
         let shared_clock: Arc<dyn Clock> = Arc::new(clock.clone());
@@ -132,7 +133,9 @@ impl World {
                     "panic" => Behaviour::Panic,
                     code => Behaviour::Answer(parse_code(code)?),
                 };
-                self.target(target)?.script(behaviour);
+                self.target(target)?
+                    .script(behaviour)
+                    .map_err(|e| Failure::BadPlan(e.to_string()))?;
                 Ok(Vec::new())
             }
             Action::Send { target, count } => {
@@ -178,7 +181,10 @@ impl World {
             } => {
                 let code = parse_code(answer)?;
                 let count = count.map_or(usize::MAX, |c| c as usize);
-                let mut ids = self.target(target)?.release(count, code);
+                let mut ids = self
+                    .target(target)?
+                    .release(count, code)
+                    .map_err(|e| Failure::BadPlan(e.to_string()))?;
                 ids.sort_unstable();
                 self.settle(&ids, target)?;
                 Ok(ids)
@@ -191,7 +197,7 @@ impl World {
         }
     }
 
-    fn target(&self, name: &str) -> Result<&ScriptedTarget, Failure> {
+    fn target(&self, name: &str) -> Result<&dyn System, Failure> {
         self.targets
             .iter()
             .find(|t| t.name() == name)

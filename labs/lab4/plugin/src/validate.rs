@@ -5,6 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use grader_lab::{Checker, quantity};
+use lab4_harness::systems;
 use lab4_harness::wire::Settings;
 
 use crate::steps::{
@@ -23,6 +24,24 @@ fn at_most(c: &mut Checker<'_>, i: usize, count: u64, max: u64, limit: &str) {
             Some(format!("use several steps of {max} or fewer")),
         );
     }
+}
+
+/// Notes a problem when `target`'s system never gives `answer` (claims has no
+/// insufficient funds). `answer` is one of the scripted answers already.
+fn its_own_answer(c: &mut Checker<'_>, i: usize, target: &str, answer: &str) {
+    if !ANSWER_CODES.contains(&answer) || systems::meaning(target, answer).is_some() {
+        return;
+    }
+    let answers: Vec<&str> = systems::answers(target)
+        .iter()
+        .map(|(code, _)| code.as_str())
+        .collect();
+    c.problem(
+        i,
+        "answer",
+        format!("{target} never answers {answer}"),
+        Some(format!("{target} answers {}", answers.join(", "))),
+    );
 }
 
 /// Problems with one target's settings, as (field, message).
@@ -77,6 +96,7 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
             Step::Script(x) => {
                 if c.one_of(i, "answer", &x.answer, &SCRIPT_ANSWERS, "answer") && known {
                     holding.insert(x.target.clone(), x.answer == "hold");
+                    its_own_answer(c, i, &x.target, &x.answer);
                 }
             }
             Step::Send(x) => {
@@ -177,7 +197,9 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                 may_have_held.insert(x.target.clone());
             }
             Step::Release(x) => {
-                c.one_of(i, "answer", &x.answer, &RELEASE_ANSWERS, "answer");
+                if c.one_of(i, "answer", &x.answer, &RELEASE_ANSWERS, "answer") && known {
+                    its_own_answer(c, i, &x.target, &x.answer);
+                }
                 if let Some(code) = &x.expect {
                     c.one_of(i, "expect", code, &OUTCOMES, "outcome");
                 }

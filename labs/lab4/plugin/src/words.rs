@@ -1,6 +1,7 @@
 //! Lab 4's steps and settings in words, for reports and `grader explain`.
 
 use grader_lab::{duration, quantity};
+use lab4_harness::systems;
 use lab4_harness::wire::{Settings, seen};
 
 use crate::steps::Step;
@@ -12,7 +13,7 @@ pub fn describe(step: &Step) -> String {
         Step::Script(x) => match x.answer.as_str() {
             "hold" => format!("script {} to hold calls until released", x.target),
             "panic" => format!("script {} to panic", x.target),
-            code => format!("script {} to answer {code}", x.target),
+            code => format!("script {} to answer {}", x.target, answer(&x.target, code)),
         },
         Step::Send(x) => {
             let n = x.count.unwrap_or(1);
@@ -39,13 +40,26 @@ pub fn describe(step: &Step) -> String {
                 "release {n} held {} at {} with {}",
                 if n == 1 { "call" } else { "calls" },
                 x.target,
-                x.answer
+                answer(&x.target, &x.answer)
             ),
-            None => format!("release every held call at {} with {}", x.target, x.answer),
+            None => format!(
+                "release every held call at {} with {}",
+                x.target,
+                answer(&x.target, &x.answer)
+            ),
         },
         Step::Advance(x) => format!("advance the clock by {}", duration(x.ms)),
         Step::Expect(x) => format!("check {}", x.target),
         Step::ExpectTransitions(_) => "check the transition records".to_owned(),
+    }
+}
+
+/// An answer a target is scripted with, in its own domain where that says more than the
+/// code: `B201 for insufficient funds`. The system errors read the same everywhere.
+fn answer(target: &str, code: &str) -> String {
+    match systems::meaning(target, code) {
+        Some(meaning) if code == "B201" => format!("{code} for {meaning}"),
+        _ => code.to_owned(),
     }
 }
 
