@@ -1,7 +1,7 @@
 //! An append-only list that clones share: the one shape behind transition logs and the
 //! alert log.
 
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// Entries in the order they were added; clones share one list.
 #[derive(Debug)]
@@ -25,18 +25,16 @@ impl<T> Clone for Journal<T> {
     }
 }
 
+// Pushing and cloning cannot leave the list half-changed, so a poisoned lock still guards
+// a consistent list.
 impl<T: Clone> Journal<T> {
     pub(crate) fn push(&self, entry: T) {
-        self.lock().push(entry);
+        let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
+        entries.push(entry);
     }
 
     pub(crate) fn snapshot(&self) -> Vec<T> {
-        self.lock().clone()
-    }
-
-    fn lock(&self) -> MutexGuard<'_, Vec<T>> {
-        // Pushing and cloning cannot leave the list half-changed, so a poisoned lock still
-        // guards a consistent list.
-        self.entries.lock().unwrap_or_else(PoisonError::into_inner)
+        let entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
+        entries.clone()
     }
 }
