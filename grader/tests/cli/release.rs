@@ -98,7 +98,10 @@ fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
         .expect("a dropped members line");
     let dropped: Vec<&str> = dropped.split(", ").collect();
     assert!(dropped.contains(&"solutions/lab4"), "{stderr}");
-    assert!(dropped.iter().all(|m| m.starts_with("solutions/")), "{stderr}");
+    assert!(
+        dropped.iter().all(|m| m.starts_with("solutions/")),
+        "{stderr}"
+    );
     let left_out = stderr
         .lines()
         .find_map(|l| l.strip_prefix("  left out: "))
