@@ -29,8 +29,9 @@ pub enum Command {
     Check(CheckArgs),
     /// Grade every sub-folder of a folder as one submission, and write a gradebook.
     Grade(GradeArgs),
-    /// List a lab's scenarios with their category, points and visibility.
-    List(LabArg),
+    /// List a lab's scenarios with their category, points and visibility; with no lab,
+    /// list the labs of the kit.
+    List(ListArgs),
     /// Say what a scenario does and checks, in plain words, without running anything.
     Explain(ExplainArgs),
     /// Grade again whenever a file of the student crate is saved.
@@ -126,11 +127,11 @@ pub struct GradeArgs {
     pub run: RunArgs,
 }
 
-/// A lab name alone.
+/// `grader list`.
 #[derive(Debug, clap::Args)]
-pub struct LabArg {
-    /// The lab, such as lab4.
-    pub lab: String,
+pub struct ListArgs {
+    /// The lab, such as lab4 (default: list the labs).
+    pub lab: Option<String>,
 }
 
 /// `grader explain`.

@@ -44,6 +44,22 @@ pub enum Error {
     },
     /// Cargo could not be started.
     Cargo(String),
+    /// A lab's files are missing or cannot be used: the kit is broken.
+    BrokenLab {
+        /// The lab.
+        lab: String,
+        /// The folder or file, as people see it.
+        place: PathBuf,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// A lab of the kit has no plug-in in this grader.
+    NoPlugin {
+        /// The lab.
+        lab: String,
+        /// The labs whose plug-ins this grader has.
+        known: String,
+    },
 }
 
 impl Error {
@@ -63,7 +79,11 @@ impl Error {
             | Error::KitNotFound { .. }
             | Error::LabNotFound { .. }
             | Error::Invalid(_) => exit::BAD_INPUT,
-            Error::Io { .. } | Error::KitBuild { .. } | Error::Cargo(_) => exit::KIT_FAILURE,
+            Error::Io { .. }
+            | Error::KitBuild { .. }
+            | Error::Cargo(_)
+            | Error::NoPlugin { .. }
+            | Error::BrokenLab { .. } => exit::KIT_FAILURE,
         }
     }
 }
@@ -112,6 +132,15 @@ impl fmt::Display for Error {
             Error::KitBuild { what, log } => write!(
                 f,
                 "the grader's harness does not build against {what}; the kit itself is broken, not the code under test\n{log}\n  help: check that the kit is unmodified (git status), then report this to the course staff"
+            ),
+            Error::BrokenLab { lab, place, why } => write!(
+                f,
+                "{}: {why}; {lab} is broken, so nothing was graded\n  help: restore the lab's files (git status shows what changed), or report this to the course staff",
+                place.display()
+            ),
+            Error::NoPlugin { lab, known } => write!(
+                f,
+                "this grader has no plug-in for {lab} (it knows: {known}); the kit is broken\n  help: a lab's plug-in crate is registered in grader/src/labs.rs"
             ),
             Error::Cargo(why) => write!(
                 f,

@@ -8,31 +8,20 @@
 //! writes the result. Each command lives in [`commands`]. Nothing here prints directly or
 //! exits the process.
 
-pub mod audit;
-pub mod batch_build;
 pub mod build;
-pub mod check;
 pub mod cli;
 pub mod commands;
 pub mod diagnostic;
 pub mod error;
 pub mod exit;
-pub mod explain;
-pub mod gradebook;
+pub mod grade;
+pub mod instructor;
 pub mod judge;
-pub mod kit;
 pub mod lab;
-pub mod materialize;
-pub mod mutants;
-pub mod provenance;
-pub mod release;
+pub mod labs;
 pub mod report;
-pub mod runner;
+pub mod run;
 pub mod scenario;
-pub mod schema;
-pub mod source_scan;
-pub mod submission;
-pub mod validation;
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
@@ -43,8 +32,15 @@ pub use error::Error;
 
 /// Runs one command line; machine output goes to `out`, progress and errors to `err`.
 pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> ExitCode {
+    ExitCode::from(run_with(labs::registered(), cli, out, err))
+}
+
+/// [`run`] with the lab plug-ins in `labs` instead of the registered ones; returns the
+/// exit status (see [`exit`]).
+pub fn run_with(labs: lab::Registry, cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
     set_colour(cli.color);
     let mut ctx = commands::Ctx {
+        labs,
         kit: cli.kit,
         out,
         err,
@@ -60,14 +56,14 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> ExitCode {
         Command::Release(args) => commands::release::exec(&mut ctx, args),
     };
     match result {
-        Ok(code) => ExitCode::from(code),
+        Ok(code) => code,
         Err(e) => {
             let _ = writeln!(
                 ctx.err,
                 "{} {e}",
                 colored::Colorize::bold(colored::Colorize::red("error:"))
             );
-            ExitCode::from(e.exit_code())
+            e.exit_code()
         }
     }
 }

@@ -5,8 +5,8 @@ use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError};
 
-use fixture_targets::ScriptedPanic;
 use grader_protocol::{Event, PanicRecord};
+use serde::Serialize;
 
 static RESULTS: OnceLock<Mutex<File>> = OnceLock::new();
 static CURRENT_STEP: AtomicUsize = AtomicUsize::new(usize::MAX);
@@ -19,7 +19,7 @@ pub fn open(path: &str) -> std::io::Result<()> {
 }
 
 /// Appends one event as one line, flushed at once so that a crash loses nothing written.
-pub fn emit(event: &Event) {
+pub fn emit<O: Serialize>(event: &Event<O>) {
     let Some(file) = RESULTS.get() else { return };
     let mut line = serde_json::to_string(event).unwrap_or_default();
     line.push('\n');
@@ -35,12 +35,12 @@ pub fn set_step(step: usize) {
 
 /// Replaces the default panic printout with a [`PanicRecord`] in the results file.
 ///
-/// Panics a fixture target was scripted to raise are not the code under test's fault and
-/// are not recorded.
-pub fn install_panic_hook() {
+/// Panics a fixture target was scripted to raise (those for which `scripted` is true) are
+/// not the code under test's fault and are not recorded.
+pub fn install_panic_hook(scripted: fn(&(dyn std::any::Any + Send)) -> bool) {
     let want_backtrace = std::env::var_os("GRADER_BACKTRACE").is_some();
     std::panic::set_hook(Box::new(move |info| {
-        if info.payload().is::<ScriptedPanic>() {
+        if scripted(info.payload()) {
             return;
         }
         let message = if let Some(s) = info.payload().downcast_ref::<&str>() {
@@ -64,6 +64,6 @@ pub fn install_panic_hook() {
             backtrace: want_backtrace
                 .then(|| std::backtrace::Backtrace::force_capture().to_string()),
         };
-        emit(&Event::Panic(record));
+        emit::<()>(&Event::Panic(record));
     }));
 }

@@ -6,98 +6,54 @@
 //! results file the plan names. Standard output and standard error belong to the student's
 //! code and are never parsed, so nothing it prints can change a result.
 //!
-//! Codes and states travel as their report spelling (`"E904"`, `"HALF_OPEN"`), so this crate
-//! depends on nothing but serde.
-
-use std::collections::BTreeMap;
+//! The skeleton is common to every lab: the plan, step begin and end, request outcomes,
+//! panics, stuck requests, the end of the run. What fills it is the lab's own: the
+//! targets' settings, the actions and the observations, which the types here take as type
+//! parameters. A lab's harness names its own types; the grader, which serves every lab,
+//! reads and writes them as JSON values (the defaults of the parameters) and hands them
+//! to the lab's plug-in.
 
 use serde::{Deserialize, Serialize};
+pub use serde_json::Value;
 
 /// The version of this protocol; the harness refuses a plan from another version.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 
-/// Everything the harness needs to run one scenario.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// Everything the harness needs to run one scenario. `S` is the lab's target settings
+/// and `A` its actions; the grader, which serves every lab, reads and writes them as JSON
+/// values.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Plan {
+pub struct Plan<S = Value, A = Value> {
     /// Must equal [`PROTOCOL_VERSION`].
     pub protocol: u32,
     /// Where to append events, one JSON object per line.
     pub results_path: String,
-    /// Real milliseconds a request may stay inside the relay, neither returned nor held by a
-    /// target, before the harness reports it stuck.
+    /// Real milliseconds a request may stay inside the code under test, neither returned
+    /// nor parked (held by a target, or waiting on the fake clock), before the harness
+    /// reports it stuck.
     pub stuck_after_ms: u64,
-    /// The relay's targets, in order.
-    pub targets: Vec<TargetPlan>,
+    /// The lab's targets with their settings, in the lab's order.
+    pub targets: Vec<TargetPlan<S>>,
     /// What to do, in order.
-    pub actions: Vec<Action>,
+    pub actions: Vec<A>,
 }
 
-/// One target and its protection settings.
+/// One target and its settings (the lab's own type).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct TargetPlan {
+pub struct TargetPlan<S = Value> {
     /// The target's name, such as `core_banking`.
     pub name: String,
-    /// Counted failures in a row that open the breaker.
-    pub failure_threshold: u32,
-    /// Fake-clock milliseconds the breaker stays open before a trial.
-    pub retry_after_ms: u64,
-    /// The bulkhead's limit.
-    pub max_concurrent: u64,
-}
-
-/// One action of a scenario, after the grader has checked and normalised it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", deny_unknown_fields)]
-pub enum Action {
-    /// Tell a target how to answer from now on: a code, `"hold"` or `"panic"`.
-    Script {
-        /// The target.
-        target: String,
-        /// `OK`, `B201`, `E500`, `E901`, `E902`, `hold` or `panic`.
-        answer: String,
-    },
-    /// Send `count` requests one after the other, each waiting until it returned or is
-    /// held by the target.
-    Send {
-        /// The target.
-        target: String,
-        /// How many requests.
-        count: u32,
-    },
-    /// Send `count` requests at the same moment from separate threads, then wait until
-    /// every one of them returned or is held by the target.
-    SendConcurrent {
-        /// The target.
-        target: String,
-        /// How many requests.
-        count: u32,
-    },
-    /// Release the `count` oldest held calls of a target (all of them when `None`), each
-    /// answering `answer`, and wait until those requests return.
-    Release {
-        /// The target.
-        target: String,
-        /// How many held calls; `None` means all.
-        count: Option<u32>,
-        /// `OK`, `B201`, `E500`, `E901` or `E902`.
-        answer: String,
-    },
-    /// Move the fake clock forward.
-    Advance {
-        /// Milliseconds.
-        ms: u64,
-    },
-    /// Do nothing; only record the state of things.
-    Observe,
+    /// Its settings for this scenario: the lab's defaults with the scenario's overrides.
+    pub settings: S,
 }
 
 /// One line of the results file.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
-pub enum Event {
-    /// The harness read the plan and is about to build the relay.
+pub enum Event<O = Value> {
+    /// The harness read the plan and is about to build the code under test.
     Ready,
     /// Action `step` (0-based) is starting at fake-clock time `at_ms`.
     Begin {
@@ -106,36 +62,34 @@ pub enum Event {
         /// Fake-clock milliseconds.
         at_ms: u64,
     },
-    /// Action `step` is done; the harness is about to read the relay's state
-    /// (`breaker_state`, `transitions`) for its record.
+    /// Action `step` is done; the harness is about to observe the code under test for its
+    /// record.
     Observing {
         /// Index into the plan's actions.
         step: usize,
     },
     /// Action `step` finished; what came of it.
-    Step(StepRecord),
+    Step(StepRecord<O>),
     /// Code under test panicked.
     Panic(PanicRecord),
-    /// Some requests neither returned nor reached a target in the allowed real time.
+    /// Some requests neither returned nor parked in the allowed real time.
     Stuck(StuckRecord),
     /// Every action ran.
     Finished,
 }
 
-/// What one action produced, and the state of things right after it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// What one action produced, and what the harness observed right after it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct StepRecord {
+pub struct StepRecord<O = Value> {
     /// Index into the plan's actions.
     pub step: usize,
     /// Fake-clock milliseconds when the action started.
     pub at_ms: u64,
     /// The requests this action sent or released, in request-id order.
     pub requests: Vec<RequestOutcome>,
-    /// Each target after the action, in plan order.
-    pub targets: Vec<TargetSnapshot>,
-    /// Every transition record so far, as printed lines; `None` if reading them panicked.
-    pub transitions: Option<Vec<String>>,
+    /// What the lab's harness observed after the action (its own type).
+    pub observation: O,
 }
 
 /// How one request ended, as far as this action is concerned.
@@ -144,27 +98,9 @@ pub struct StepRecord {
 pub struct RequestOutcome {
     /// The request's id (1-based, unique within the run).
     pub id: u64,
-    /// The code `Relay::handle` returned, `"held"` if the request is waiting inside a
-    /// target, or `"panicked"` if the relay panicked on it.
+    /// How it ended, in the lab's words (a code such as `"E904"`), `"held"` if it is
+    /// waiting inside a target, or `"panicked"` if the code under test panicked on it.
     pub outcome: String,
-}
-
-/// One target after an action.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TargetSnapshot {
-    /// The target's name.
-    pub name: String,
-    /// The breaker state the relay reports; `None` if asking panicked or it said `None`.
-    pub state: Option<String>,
-    /// Calls that reached the target.
-    pub calls: u64,
-    /// Calls in progress at the target.
-    pub in_flight: u64,
-    /// The most calls ever in progress at once.
-    pub peak: u64,
-    /// Finished calls per answer code.
-    pub answered: BTreeMap<String, u64>,
 }
 
 /// A panic in the code under test.
@@ -183,7 +119,7 @@ pub struct PanicRecord {
     pub backtrace: Option<String>,
 }
 
-/// Requests found stuck inside the relay.
+/// Requests found stuck inside the code under test.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StuckRecord {
@@ -193,6 +129,8 @@ pub struct StuckRecord {
     pub at_ms: u64,
     /// Ids of the stuck requests.
     pub requests: Vec<u64>,
+    /// How many requests the action was waiting for, stuck or not.
+    pub sent: u64,
     /// The target they were sent to.
     pub target: String,
     /// Real milliseconds waited.

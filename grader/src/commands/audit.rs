@@ -1,11 +1,11 @@
 //! `grader audit`: which scenario catches which known bug.
 
-use crate::audit;
-use crate::check;
 use crate::cli::{AuditArgs, Format};
 use crate::error::Error;
 use crate::exit;
-use crate::validation;
+use crate::grade;
+use crate::instructor::audit;
+use crate::instructor::validation;
 
 use super::{Ctx, run_options, written};
 
@@ -16,7 +16,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: AuditArgs) -> Result<u8, Error> {
         return Err(Error::Usage("--runs must be at least 1".into()));
     }
     let solution = lab.kit.join(&lab.manifest.solution_crate);
-    if !crate::mutants::dir(&lab).is_dir() || !solution.is_dir() {
+    if !crate::instructor::mutants::dir(&lab).is_dir() || !solution.is_dir() {
         return Err(Error::Usage(format!(
             "this kit has no mutants of {0} or no reference solution ({1}): it is a student edition\n  help: run the audit in the instructors' edition, which has {1} and labs/{0}/mutants/",
             lab.manifest.name, lab.manifest.solution_crate
@@ -24,11 +24,11 @@ pub fn exec(ctx: &mut Ctx<'_>, args: AuditArgs) -> Result<u8, Error> {
     }
     // An audit of a lab with a broken scenario or mutant would blame the wrong thing;
     // points that do not add up change nothing it measures.
-    let validated = validation::lab(&lab);
+    let validated = validation::lab(&lab)?;
     if !validated.problems.is_empty() {
         return Err(validation::refusal(&validated.problems, "audited"));
     }
-    let selection = super::with_limits(check::select(&lab, true, &[])?, &args.run);
+    let selection = super::with_limits(grade::select(&lab, true, &[])?, &args.run);
     let opts = run_options(&lab, &args.run, false)?;
     let audit = audit::audit(&lab, &selection, &opts, args.runs, ctx.err)?;
     match args.format {

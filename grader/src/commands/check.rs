@@ -4,15 +4,16 @@
 use std::path::Path;
 use std::time::Duration;
 
-use crate::check::{self, Selection, Stopwatch};
 use crate::cli::{CheckArgs, Format};
 use crate::error::Error;
 use crate::exit;
+use crate::grade::submission::Outcome;
+use crate::grade::submit;
+use crate::grade::{self, Selection, Stopwatch};
 use crate::lab::Lab;
-use crate::provenance::{self, Provenance};
+use crate::report::provenance::{self, Provenance};
 use crate::report::{self, Report};
 use crate::scenario::Visibility;
-use crate::submission::{self, Outcome};
 
 use super::{Ctx, run_options, written};
 
@@ -31,9 +32,9 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
         verbose: args.verbose,
     };
     let Some(dir) = &args.submission else {
-        let selection = super::with_limits(check::select(&lab, false, &args.scenarios)?, &args.run);
+        let selection = super::with_limits(grade::select(&lab, false, &args.scenarios)?, &args.run);
         let (subject, mode) = if args.solution {
-            let subject = check::solution_subject(&lab);
+            let subject = grade::solution_subject(&lab);
             if !subject.crate_dir.is_dir() {
                 return Err(Error::Usage(format!(
                     "this copy of the kit has no reference solution ({} is not here): it is the student edition\n  help: grade your own crate with `grader check {}`",
@@ -42,9 +43,9 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
             }
             (subject, "--solution")
         } else {
-            (check::student_subject(&lab), "")
+            (grade::student_subject(&lab), "")
         };
-        let mut report = check::grade(&lab, &subject, &selection, &opts, ctx.err)?;
+        let mut report = grade::grade(&lab, &subject, &selection, &opts, ctx.err)?;
         // The machine formats for other systems always say where they come from. The
         // kit's own formats do when grading a submission, below.
         if matches!(args.format, Format::Junit | Format::Gradescope) {
@@ -62,9 +63,9 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
         return Ok(status(&report));
     };
     let command = provenance::command(&lab.manifest.name, "--submission .", &args.scenarios);
-    let graded = check::select(&lab, true, &args.scenarios).and_then(|selection| {
+    let graded = grade::select(&lab, true, &args.scenarios).and_then(|selection| {
         let selection = super::with_limits(selection, &args.run);
-        submission::grade(&lab, dir, &selection, &opts, &command, ctx.err)
+        submit::grade(&lab, dir, &selection, &opts, &command, ctx.err)
             .map(|outcome| (selection, outcome))
     });
     let (selection, outcome) = match graded {

@@ -4,20 +4,20 @@
 use std::io::{IsTerminal, Write};
 use std::time::Duration;
 
-use crate::check;
 use crate::cli::{Format, GradeArgs};
 use crate::error::Error;
 use crate::exit;
-use crate::gradebook::{self, Batch, ERROR, GRADED, Gradebook, Progress};
-use crate::provenance;
-use crate::submission::COULD_NOT_GRADE;
+use crate::grade;
+use crate::grade::gradebook::{self, Batch, ERROR, GRADED, Gradebook, Progress};
+use crate::grade::submission::COULD_NOT_GRADE;
+use crate::report::provenance;
 
 use super::check::Render;
 use super::{Ctx, run_options};
 
 /// Runs `grader grade`.
 pub fn exec(ctx: &mut Ctx<'_>, args: GradeArgs) -> Result<u8, Error> {
-    let clock = check::Stopwatch::start();
+    let clock = grade::Stopwatch::start();
     // Results files have no colour, whatever standard output is.
     colored::control::set_override(false);
     let lab = ctx.lab(&args.lab)?;
@@ -42,13 +42,13 @@ pub fn exec(ctx: &mut Ctx<'_>, args: GradeArgs) -> Result<u8, Error> {
     // mostly sleeps.
     opts.jobs = 1;
     let pool = (2 * cores).max(jobs);
-    let selection = super::with_limits(check::select(&lab, true, &[])?, &args.run);
+    let selection = super::with_limits(grade::select(&lab, true, &[])?, &args.run);
     let render = Render {
         format: args.format,
         hints: true,
         verbose: false,
     };
-    let render_one = |outcome: &crate::submission::Outcome, took: Duration| {
+    let render_one = |outcome: &crate::grade::submission::Outcome, took: Duration| {
         render.outcome(outcome, &lab, &selection, took)
     };
     let extension = match args.format {
@@ -87,7 +87,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: GradeArgs) -> Result<u8, Error> {
     let mut building = String::new();
     let names: Vec<&str> = submissions.iter().map(|(n, _)| n.as_str()).collect();
     let err = &mut *ctx.err;
-    let book = gradebook::grade(&batch, &submissions, &command, &mut |event| match event {
+    let book = grade::batch::grade(&batch, &submissions, &command, &mut |event| match event {
         Progress::Building { indices } => {
             building = match indices.as_slice() {
                 [] => String::new(),

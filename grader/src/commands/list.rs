@@ -1,17 +1,20 @@
-//! `grader list`: the lab's scenarios at a glance.
+//! `grader list`: a lab's scenarios at a glance, or the kit's labs.
 
-use crate::check;
-use crate::cli::LabArg;
+use crate::cli::ListArgs;
 use crate::error::Error;
 use crate::exit;
+use crate::grade;
 use crate::scenario::Visibility;
 
 use super::{Ctx, written};
 
 /// Runs `grader list`.
-pub fn exec(ctx: &mut Ctx<'_>, args: LabArg) -> Result<u8, Error> {
-    let lab = ctx.lab(&args.lab)?;
-    let selection = check::select(&lab, true, &[])?;
+pub fn exec(ctx: &mut Ctx<'_>, args: ListArgs) -> Result<u8, Error> {
+    let Some(name) = args.lab else {
+        return labs(ctx);
+    };
+    let lab = ctx.lab(&name)?;
+    let selection = grade::select(&lab, true, &[])?;
     let width = selection
         .scenarios
         .iter()
@@ -50,6 +53,36 @@ pub fn exec(ctx: &mut Ctx<'_>, args: LabArg) -> Result<u8, Error> {
             selection.hidden_points_not_run
         ));
     }
+    written(ctx.out.write_all(text.as_bytes()))?;
+    Ok(exit::PASSED)
+}
+
+/// Every lab of the kit: name, title, scenarios and points.
+fn labs(ctx: &mut Ctx<'_>) -> Result<u8, Error> {
+    let kit = crate::lab::kit::find(ctx.kit.as_deref())?;
+    let mut rows = Vec::new();
+    for name in crate::lab::lab_names(&kit)? {
+        let lab = crate::lab::Lab::load(&ctx.labs, &kit, &name)?;
+        let selection = grade::select(&lab, true, &[])?;
+        rows.push((
+            name,
+            lab.manifest.title.clone(),
+            selection.scenarios.len(),
+            lab.manifest.total_points,
+        ));
+    }
+    let width = rows.iter().map(|r| r.0.len()).max().unwrap_or(3).max(3);
+    let title_width = rows.iter().map(|r| r.1.len()).max().unwrap_or(5).max(5);
+    let mut text = format!(
+        "{:<width$}  {:<title_width$}  {:>9}  {:>6}\n",
+        "lab", "title", "scenarios", "points"
+    );
+    for (name, title, scenarios, points) in &rows {
+        text.push_str(&format!(
+            "{name:<width$}  {title:<title_width$}  {scenarios:>9}  {points:>6}\n"
+        ));
+    }
+    text.push_str("\n`grader list LAB` lists a lab's scenarios; `grader check LAB` grades it.\n");
     written(ctx.out.write_all(text.as_bytes()))?;
     Ok(exit::PASSED)
 }

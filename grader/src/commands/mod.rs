@@ -12,15 +12,17 @@ pub mod watch;
 use std::io::Write;
 use std::path::PathBuf;
 
-use crate::check::RunOptions;
 use crate::cli::RunArgs;
 use crate::error::Error;
+use crate::grade::RunOptions;
 use crate::lab::Lab;
 
 /// What every command gets: where the kit is, and where to write.
 pub struct Ctx<'a> {
     /// `--kit`, if given.
     pub kit: Option<PathBuf>,
+    /// The labs this grader has plug-ins for.
+    pub labs: crate::lab::Registry,
     /// Machine output: reports, lists.
     pub out: &'a mut dyn Write,
     /// Progress, logs and errors.
@@ -30,8 +32,8 @@ pub struct Ctx<'a> {
 impl Ctx<'_> {
     /// Finds the kit and loads lab `name` from it.
     pub fn lab(&self, name: &str) -> Result<Lab, Error> {
-        let kit = crate::kit::find(self.kit.as_deref())?;
-        Lab::load(&kit, name)
+        let kit = crate::lab::kit::find(self.kit.as_deref())?;
+        Lab::load(&self.labs, &kit, name)
     }
 }
 
@@ -67,9 +69,9 @@ pub fn run_options(lab: &Lab, args: &RunArgs, backtrace: bool) -> Result<RunOpti
 /// A selection whose per-scenario CPU and memory limits follow the command line where it
 /// overrides the lab.
 pub fn with_limits(
-    mut selection: crate::check::Selection,
+    mut selection: crate::grade::Selection,
     args: &RunArgs,
-) -> crate::check::Selection {
+) -> crate::grade::Selection {
     if let Some(cpu) = args.cpu_seconds {
         selection.limits.cpu_seconds = Some(cpu);
     }

@@ -3,7 +3,7 @@
 use crate::cli::ReleaseArgs;
 use crate::error::Error;
 use crate::exit;
-use crate::release;
+use crate::instructor::release;
 
 use super::Ctx;
 

@@ -12,8 +12,8 @@ use crate::cli::ValidateArgs;
 use crate::diagnostic::{Diagnostic, did_you_mean};
 use crate::error::Error;
 use crate::exit;
-use crate::lab::{Lab, available_labs};
-use crate::validation;
+use crate::instructor::validation;
+use crate::lab::{Lab, Registry, available_labs};
 
 use super::Ctx;
 
@@ -41,8 +41,8 @@ enum Item {
 pub fn exec(ctx: &mut Ctx<'_>, args: ValidateArgs) -> Result<u8, Error> {
     let mut items = Vec::new();
     if args.paths.is_empty() {
-        let kit = crate::kit::find(ctx.kit.as_deref())?;
-        let labs = available_labs(&kit);
+        let kit = crate::lab::kit::find(ctx.kit.as_deref())?;
+        let labs = crate::lab::lab_names(&kit)?;
         if labs.is_empty() {
             return Err(Error::Usage(format!(
                 "there are no labs in {} (no labs/*/lab.json)",
@@ -50,7 +50,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: ValidateArgs) -> Result<u8, Error> {
             )));
         }
         for name in labs {
-            items.push(load_lab(&kit, &name)?);
+            items.push(load_lab(&ctx.labs, &kit, &name)?);
         }
     } else {
         for arg in &args.paths {
@@ -59,7 +59,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: ValidateArgs) -> Result<u8, Error> {
     }
     let mut problems = 0;
     for item in items {
-        let (found, summary) = check(item);
+        let (found, summary) = check(item)?;
         problems += found.len();
         for p in &found {
             let _ = writeln!(ctx.err, "{p}");
@@ -74,14 +74,14 @@ pub fn exec(ctx: &mut Ctx<'_>, args: ValidateArgs) -> Result<u8, Error> {
 }
 
 /// Checks one item: its problems and its summary line.
-fn check(item: Item) -> (Vec<Diagnostic>, String) {
-    match item {
+fn check(item: Item) -> Result<(Vec<Diagnostic>, String), Error> {
+    Ok(match item {
         Item::Lab(lab) => {
-            let report = validation::lab(&lab);
+            let report = validation::lab(&lab)?;
             (report.all_problems(), report.summary())
         }
         Item::Scenarios { lab, files, shown } => {
-            let (scenarios, problems) = validation::scenario_files(&lab, &files);
+            let (scenarios, problems) = validation::scenario_files(&lab, &files)?;
             let n = files.len();
             let points: u32 = scenarios.iter().map(|s| s.points).sum();
             let what = format!(
@@ -97,7 +97,7 @@ fn check(item: Item) -> (Vec<Diagnostic>, String) {
             (problems, summary)
         }
         Item::Mutants { lab, files, shown } => {
-            let problems = validation::mutant_files(&lab, &files);
+            let problems = validation::mutant_files(&lab, &files)?;
             let n = files.len();
             let what = format!(
                 "{shown}: {n} mutant{} of {}",
@@ -115,7 +115,7 @@ fn check(item: Item) -> (Vec<Diagnostic>, String) {
             let summary = format!("{name}: {}", count(problems.len()));
             (problems, summary)
         }
-    }
+    })
 }
 
 fn count(n: usize) -> String {
@@ -123,8 +123,8 @@ fn count(n: usize) -> String {
 }
 
 /// Loads a lab; a manifest that cannot be read is a problem to report, not a stop.
-fn load_lab(kit: &Path, name: &str) -> Result<Item, Error> {
-    match Lab::load(kit, name) {
+fn load_lab(labs: &Registry, kit: &Path, name: &str) -> Result<Item, Error> {
+    match Lab::load(labs, kit, name) {
         Ok(lab) => Ok(Item::Lab(lab)),
         Err(Error::Invalid(problems)) => Ok(Item::Broken(name.to_owned(), problems)),
         Err(e) => Err(e),
@@ -134,11 +134,11 @@ fn load_lab(kit: &Path, name: &str) -> Result<Item, Error> {
 /// Works out what an argument names.
 fn resolve(ctx: &Ctx<'_>, arg: &Path) -> Result<Item, Error> {
     if !arg.exists() {
-        let kit = crate::kit::find(ctx.kit.as_deref())?;
+        let kit = crate::lab::kit::find(ctx.kit.as_deref())?;
         let name = arg.to_string_lossy();
         let labs = available_labs(&kit);
         if labs.iter().any(|l| *l == name) {
-            return load_lab(&kit, &name);
+            return load_lab(&ctx.labs, &kit, &name);
         }
         let mut msg = format!("`{name}` is neither a file, a folder nor a lab of this kit");
         match did_you_mean(&name, labs.iter().map(String::as_str)) {
@@ -162,10 +162,10 @@ fn resolve(ctx: &Ctx<'_>, arg: &Path) -> Result<Item, Error> {
     };
     if let Some(dir) = lab_dir {
         let (kit, name) = lab_location(ctx, &dir)?;
-        return load_lab(&kit, &name);
+        return load_lab(&ctx.labs, &kit, &name);
     }
     let files = if abs.is_dir() {
-        let files = validation::json_files(&abs);
+        let files = validation::json_files(&abs)?;
         if files.is_empty() {
             return Err(Error::Usage(format!(
                 "{shown_arg} holds no .json files\n  help: give scenario files, folders of them, or a lab name"
@@ -188,7 +188,7 @@ fn resolve(ctx: &Ctx<'_>, arg: &Path) -> Result<Item, Error> {
     let in_mutants = folder
         .canonicalize()
         .ok()
-        .zip(crate::mutants::dir(&lab).canonicalize().ok())
+        .zip(crate::instructor::mutants::dir(&lab).canonicalize().ok())
         .is_some_and(|(a, b)| a == b);
     Ok(if in_mutants {
         Item::Mutants {
@@ -218,7 +218,7 @@ fn lab_location(ctx: &Ctx<'_>, dir: &Path) -> Result<(PathBuf, String), Error> {
         .filter(|k| k.join("Cargo.toml").is_file());
     match kit {
         Some(kit) => Ok((kit.to_path_buf(), name)),
-        None => Ok((crate::kit::find(ctx.kit.as_deref())?, name)),
+        None => Ok((crate::lab::kit::find(ctx.kit.as_deref())?, name)),
     }
 }
 
@@ -231,12 +231,12 @@ fn lab_of(ctx: &Ctx<'_>, path: &Path) -> Result<Lab, Error> {
         .find(|a| a.join("lab.json").is_file())
     {
         let (kit, name) = lab_location(ctx, dir)?;
-        return Lab::load(&kit, &name);
+        return Lab::load(&ctx.labs, &kit, &name);
     }
-    let kit = crate::kit::find(ctx.kit.as_deref())?;
+    let kit = crate::lab::kit::find(ctx.kit.as_deref())?;
     let labs = available_labs(&kit);
     match labs.as_slice() {
-        [only] => Lab::load(&kit, only),
+        [only] => Lab::load(&ctx.labs, &kit, only),
         _ => Err(Error::Usage(format!(
             "{} is not inside a lab folder, and this kit has {} labs, so which lab it belongs to is unclear\n  help: put the file under labs/<lab>/ (a drafts/ folder there is fine)",
             path.display(),

@@ -6,10 +6,10 @@ use std::time::Duration;
 
 use notify::{EventKind, RecursiveMode, Watcher};
 
-use crate::check;
 use crate::cli::WatchArgs;
 use crate::error::Error;
 use crate::exit;
+use crate::grade;
 use crate::report::{self, Report};
 
 use super::{Ctx, run_options, written};
@@ -20,7 +20,7 @@ const SETTLE: Duration = Duration::from_millis(200);
 /// Runs `grader watch`.
 pub fn exec(ctx: &mut Ctx<'_>, args: WatchArgs) -> Result<u8, Error> {
     let lab = ctx.lab(&args.lab)?;
-    let subject = check::student_subject(&lab);
+    let subject = grade::student_subject(&lab);
     let opts = run_options(&lab, &args.run, false)?;
     let src = subject.crate_dir.join("src");
     let (tx, rx) = mpsc::channel();
@@ -43,9 +43,9 @@ pub fn exec(ctx: &mut Ctx<'_>, args: WatchArgs) -> Result<u8, Error> {
     let mut runs = 0;
     loop {
         // Scenarios are read again each time, so edits to them count too.
-        let graded = check::select(&lab, false, &[])
+        let graded = grade::select(&lab, false, &[])
             .map(|selection| super::with_limits(selection, &args.run))
-            .and_then(|selection| check::grade(&lab, &subject, &selection, &opts, ctx.err));
+            .and_then(|selection| grade::grade(&lab, &subject, &selection, &opts, ctx.err));
         let mut text = Vec::new();
         if terminal {
             // Clear the screen and go home, so each report starts at the top.

@@ -14,9 +14,9 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use super::rejected::Rejected;
 use super::{Report, ScenarioResult, Status, plain};
-use crate::provenance::Provenance;
-use crate::submission::Rejected;
+use crate::report::provenance::Provenance;
 
 /// The whole `results.json`.
 #[derive(Clone, Debug, Serialize)]

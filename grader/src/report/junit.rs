@@ -17,9 +17,9 @@ use std::time::Duration;
 use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
 
 use super::plain;
+use super::rejected::Rejected;
 use super::{Report, ScenarioResult, Status};
-use crate::provenance::Provenance;
-use crate::submission::Rejected;
+use crate::report::provenance::Provenance;
 
 /// Options of the JUnit view.
 #[derive(Clone, Copy, Debug)]

@@ -8,6 +8,8 @@ pub mod human;
 pub mod json;
 pub mod junit;
 pub mod plain;
+pub mod provenance;
+pub mod rejected;
 
 use serde::Serialize;
 
@@ -20,7 +22,7 @@ pub const SCHEMA_VERSION: u32 = 1;
 pub enum Status {
     /// Every expectation held.
     Passed,
-    /// An expectation did not hold, or requests got stuck in the relay.
+    /// An expectation did not hold, or requests got stuck in the code under test.
     Failed,
     /// The code under test panicked, crashed, or did not compile.
     Error,
@@ -73,7 +75,7 @@ pub struct Report {
     /// graded files, and the command that reproduces it. Set when grading a submission
     /// and in the JUnit and Gradescope formats.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub provenance: Option<crate::provenance::Provenance>,
+    pub provenance: Option<crate::report::provenance::Provenance>,
 }
 
 /// A line of the graded code that breaks a lab rule.

@@ -2,31 +2,10 @@
 
 use std::path::Path;
 
-use grader_protocol::TargetPlan;
-use serde_json::error::Category;
-
-use super::model::{SCENARIO_FORMAT_VERSION, ScenarioFile, Step};
+use super::model::{SCENARIO_FORMAT_VERSION, ScenarioFile};
 use super::{PlacedStep, Scenario};
-use crate::diagnostic::{Diagnostic, Pos};
+use crate::diagnostic::{Diagnostic, Pos, describe_json_error};
 use crate::lab::Lab;
-
-/// A sentence for a serde_json error, without serde's own "at line X column Y" suffix.
-pub fn describe_json_error(e: &serde_json::Error) -> String {
-    let text = e.to_string();
-    let text = match text.rfind(" at line ") {
-        Some(i) => text[..i].to_owned(),
-        None => text,
-    };
-    // serde names Rust types; people write numbers.
-    let text = text
-        .replace("expected u32", "expected a whole number")
-        .replace("expected u64", "expected a whole number");
-    match e.classify() {
-        Category::Syntax => format!("this is not valid JSON: {text}"),
-        Category::Eof => format!("the file ends too early: {text}"),
-        Category::Data | Category::Io => text,
-    }
-}
 
 /// The byte offset of a 1-based line and column (in characters) of `text`.
 fn offset_of(text: &str, line: usize, col: usize) -> usize {
@@ -70,18 +49,28 @@ pub fn error_offset(text: &str, e: &serde_json::Error) -> usize {
 pub fn json_error(shown: &Path, text: &str, e: &serde_json::Error) -> Diagnostic {
     let pos = Pos::of_offset(text, error_offset(text, e));
     let mut d = Diagnostic::at(shown, pos, describe_json_error(e));
-    let message = e.to_string();
-    if message.starts_with("missing field") {
+    if e.to_string().starts_with("missing field") {
         d = d.help(format!(
             "the lab's {} lists every field, and which are required",
-            crate::schema::FILE_NAME
+            crate::scenario::schema::FILE_NAME
         ));
-    } else if message.starts_with("unknown variant") && message.contains("`expect_transitions`") {
-        d = d.help(
-            "a step is one of: script, send, send_concurrent, release, advance, expect, expect_transitions",
-        );
     }
     d
+}
+
+/// [`json_error`] for a step of a lab whose step kinds are `kinds`: an unknown kind gets
+/// the list of the lab's kinds.
+fn step_error(shown: &Path, text: &str, e: &serde_json::Error, kinds: &[String]) -> Diagnostic {
+    let d = json_error(shown, text, e);
+    let unknown_kind = e.to_string().starts_with("unknown variant")
+        && kinds
+            .last()
+            .is_some_and(|k| e.to_string().contains(&format!("`{k}`")));
+    if unknown_kind {
+        d.help(format!("a step is one of: {}", kinds.join(", ")))
+    } else {
+        d
+    }
 }
 
 /// Reads and parses one scenario file. `shown` is the path used in messages.
@@ -105,11 +94,12 @@ pub fn parse(lab: &Lab, text: &str, shown: &Path) -> Result<Scenario, Vec<Diagno
         );
     }
     let mut steps = Vec::new();
+    let kinds = lab.plugin.step_kinds();
     for raw in &file.steps {
         let slice = raw.get();
         let offset = slice.as_ptr() as usize - text.as_ptr() as usize;
         let pos = Pos::of_offset(text, offset);
-        match serde_json::from_str::<Step>(slice) {
+        match lab.plugin.parse_step(slice) {
             Ok(step) => steps.push(PlacedStep {
                 step,
                 pos,
@@ -117,7 +107,7 @@ pub fn parse(lab: &Lab, text: &str, shown: &Path) -> Result<Scenario, Vec<Diagno
             }),
             Err(e) => {
                 // The error is placed in the step's text; place it in the file's.
-                let mut d = json_error(shown, slice, &e);
+                let mut d = step_error(shown, slice, &e, &kinds);
                 if let Some(inner) = d.pos {
                     d.pos = Some(if inner.line == 1 {
                         Pos {
@@ -138,20 +128,7 @@ pub fn parse(lab: &Lab, text: &str, shown: &Path) -> Result<Scenario, Vec<Diagno
     if !problems.is_empty() {
         return Err(problems);
     }
-    let targets = lab
-        .manifest
-        .targets
-        .iter()
-        .map(|t| {
-            let o = file.targets.get(&t.name).cloned().unwrap_or_default();
-            TargetPlan {
-                name: t.name.clone(),
-                failure_threshold: o.failure_threshold.unwrap_or(t.failure_threshold),
-                retry_after_ms: o.retry_after_ms.unwrap_or(t.retry_after_ms),
-                max_concurrent: o.max_concurrent.unwrap_or(t.max_concurrent),
-            }
-        })
-        .collect();
+    let targets = super::settings::resolve(lab, &file.targets);
     let scenario = Scenario {
         path: shown.to_path_buf(),
         name: file.name,
@@ -164,6 +141,7 @@ pub fn parse(lab: &Lab, text: &str, shown: &Path) -> Result<Scenario, Vec<Diagno
         hint: file.hint,
         targets,
         steps,
+        plugin: super::LabPlugin(lab.plugin.clone()),
     };
     let problems = super::validate::check(lab, &scenario, &file.targets, text);
     if problems.is_empty() {
@@ -183,19 +161,6 @@ pub fn key_pos(text: &str, start: usize, end: usize, key: &str) -> Pos {
     Pos::of_offset(text, found)
 }
 
-/// Reads every `*.json` in `dir`, sorted by file name.
-pub fn load_dir(lab: &Lab, dir: &Path) -> Result<Vec<Scenario>, Vec<Diagnostic>> {
-    let mut paths: Vec<_> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    paths.sort();
-    load_files(lab, &paths)
-}
-
 /// Reads the given scenario files, collecting every problem of every file.
 pub fn load_files(
     lab: &Lab,
@@ -204,7 +169,7 @@ pub fn load_files(
     let mut scenarios = Vec::new();
     let mut problems = Vec::new();
     for path in paths {
-        let shown = crate::kit::shown_path(&lab.kit, path);
+        let shown = crate::lab::kit::shown_path(&lab.kit, path);
         match std::fs::read_to_string(path) {
             Ok(text) => match parse(lab, &text, &shown) {
                 Ok(s) => scenarios.push(s),

@@ -1,16 +1,21 @@
 //! Scenarios: the file format ([`model`]), reading files with exact positions
 //! ([`load`]), and checking them against the lab before anything runs ([`validate`]).
 
+pub mod explain;
 pub mod load;
 pub mod model;
+pub mod schema;
+pub mod settings;
 pub mod validate;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
+use grader_lab::{AnyStep, DynPlugin};
 use grader_protocol::TargetPlan;
 
 use crate::diagnostic::Pos;
-pub use model::{Step, Visibility};
+pub use model::Visibility;
 
 /// A scenario read from its file and checked.
 #[derive(Clone, Debug)]
@@ -33,17 +38,38 @@ pub struct Scenario {
     pub description: String,
     /// Hint shown after a failure.
     pub hint: String,
-    /// Every target with the settings this scenario runs with, in lab order.
+    /// Every target with the settings this scenario runs with (the lab's defaults with the
+    /// scenario's overrides), in lab order.
     pub targets: Vec<TargetPlan>,
     /// The steps, each with where it starts in the file.
     pub steps: Vec<PlacedStep>,
+    /// The plug-in of the scenario's lab, which reads, plans and judges its steps.
+    pub plugin: LabPlugin,
+}
+
+/// A lab's plug-in, shared by its scenarios.
+#[derive(Clone)]
+pub struct LabPlugin(pub Arc<dyn DynPlugin>);
+
+impl std::ops::Deref for LabPlugin {
+    type Target = dyn DynPlugin;
+
+    fn deref(&self) -> &Self::Target {
+        self.0.as_ref()
+    }
+}
+
+impl std::fmt::Debug for LabPlugin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "LabPlugin({})", self.0.name())
+    }
 }
 
 /// A step and its place in the file.
 #[derive(Clone, Debug)]
 pub struct PlacedStep {
-    /// The step.
-    pub step: Step,
+    /// The step, which the lab's plug-in reads.
+    pub step: AnyStep,
     /// Where its JSON object starts.
     pub pos: Pos,
     /// Its byte range in the file, to place problems inside it.

@@ -28,6 +28,7 @@ const KIT_PATHS: &[&str] = &[
     "grader/Cargo.toml",
     "grader/src",
     "grader/harness",
+    "grader/lab",
     "grader/protocol",
     "solutions",
     "labs",
@@ -156,16 +157,20 @@ fn err(o: &Output) -> String {
 }
 
 /// What the shipped lab 4 holds.
-fn shipped_counts() -> grader::validation::Counts {
-    let lab = grader::lab::Lab::load(&crate::util::kit(), "lab4").expect("lab4 loads");
-    grader::validation::lab(&lab).counts
+fn shipped_counts() -> grader::instructor::validation::Counts {
+    let lab = grader::lab::Lab::load(&grader::labs::registered(), &crate::util::kit(), "lab4")
+        .expect("lab4 loads");
+    grader::instructor::validation::lab(&lab)
+        .expect("lab4 is readable")
+        .counts
 }
 
 /// The points of the shipped lab 4's hidden scenarios.
 fn hidden_points() -> u32 {
-    let lab = grader::lab::Lab::load(&crate::util::kit(), "lab4").expect("lab4 loads");
-    let hidden = grader::validation::json_files(&lab.hidden_dir());
-    grader::validation::load_scenarios(&lab, &hidden)
+    let lab = grader::lab::Lab::load(&grader::labs::registered(), &crate::util::kit(), "lab4")
+        .expect("lab4 loads");
+    let hidden = lab.scenario_files().expect("lab4 is readable").hidden;
+    grader::instructor::validation::load_scenarios(&lab, &hidden)
         .scenarios
         .iter()
         .map(|s| s.points)

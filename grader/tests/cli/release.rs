@@ -75,10 +75,11 @@ fn solution_only_lines() -> BTreeSet<String> {
 
 #[test]
 fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
-    let lab = grader::lab::Lab::load(&kit(), "lab4").expect("lab4 loads");
-    let hidden = grader::validation::load_scenarios(
+    let lab =
+        grader::lab::Lab::load(&grader::labs::registered(), &kit(), "lab4").expect("lab4 loads");
+    let hidden = grader::instructor::validation::load_scenarios(
         &lab,
-        &grader::validation::json_files(&lab.hidden_dir()),
+        &lab.scenario_files().expect("lab4 is readable").hidden,
     )
     .scenarios;
     let hidden_points: u32 = hidden.iter().map(|s| s.points).sum();
@@ -137,8 +138,11 @@ fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
         "fixtures/targets/src/lib.rs",
         "grader/Cargo.toml",
         "grader/src/main.rs",
-        "grader/harness/main/src/main.rs",
+        "grader/harness/src/lib.rs",
+        "grader/lab/src/lib.rs",
         "grader/protocol/src/lib.rs",
+        "labs/lab4/harness/main/src/main.rs",
+        "labs/lab4/plugin/src/lib.rs",
         "labs/lab4/lab.json",
         "labs/lab4/README.md",
         "labs/lab4/scenario.schema.json",
@@ -263,7 +267,7 @@ fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
         .iter()
         .filter_map(|m| m.as_str())
         .collect();
-    let kit_members = grader::release::workspace_members(
+    let kit_members = grader::instructor::cargo_files::workspace_members(
         &std::fs::read_to_string(kit().join("Cargo.toml")).expect("read"),
     );
     let without_solutions = kit_members
@@ -311,6 +315,7 @@ fn a_solution_file_in_the_skeleton_stops_the_release() {
         "grader/Cargo.toml",
         "grader/src",
         "grader/harness",
+        "grader/lab",
         "grader/protocol",
         "solutions",
         "labs",

@@ -61,6 +61,16 @@ fn copy(from: &Path, to: &Path) {
     } else {
         std::fs::create_dir_all(to.parent().expect("a parent")).expect("create folder");
         std::fs::copy(from, to).expect("copy file");
+        // The copy keeps the original's time, so cargo reuses builds of an earlier copy
+        // at the same place instead of compiling it all again.
+        let modified = std::fs::metadata(from)
+            .and_then(|m| m.modified())
+            .expect("a modification time");
+        std::fs::File::options()
+            .write(true)
+            .open(to)
+            .and_then(|f| f.set_modified(modified))
+            .expect("keep the modification time");
     }
 }
 

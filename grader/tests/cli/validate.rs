@@ -260,9 +260,10 @@ fn files_folders_and_labs() {
 #[test]
 fn the_checked_in_schema_matches_the_types() {
     let kit = kit();
-    let lab = grader::lab::Lab::load(&kit, "lab4").expect("lab4 loads");
-    let path = grader::schema::path(&lab);
-    let fresh = grader::schema::to_text(&grader::schema::for_lab(&lab));
+    let lab =
+        grader::lab::Lab::load(&grader::labs::registered(), &kit, "lab4").expect("lab4 loads");
+    let path = grader::scenario::schema::path(&lab);
+    let fresh = grader::scenario::schema::to_text(&grader::scenario::schema::for_lab(&lab));
     if std::env::var_os("UPDATE_SCHEMA").is_some() {
         std::fs::write(&path, &fresh).expect("write the schema");
         return;
@@ -288,10 +289,10 @@ fn every_scenario_file_points_to_the_schema() {
             let text = std::fs::read_to_string(entry.path()).expect("read");
             let value: serde_json::Value = serde_json::from_str(&text).expect("JSON");
             assert!(
-                value["$schema"] == grader::schema::REFERENCE,
+                value["$schema"] == grader::scenario::schema::REFERENCE,
                 "{} should end with \"$schema\": \"{}\", so that editors check it (see labs/README.md)",
                 entry.path().display(),
-                grader::schema::REFERENCE
+                grader::scenario::schema::REFERENCE
             );
         }
     }

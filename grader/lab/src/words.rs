@@ -1,0 +1,73 @@
+//! Words every lab's reports share.
+
+/// Fake-clock milliseconds as `HH:MM:SS.mmm`.
+pub fn clock(ms: u64) -> String {
+    let (h, rest) = (ms / 3_600_000, ms % 3_600_000);
+    let (m, rest) = (rest / 60_000, rest % 60_000);
+    format!("{h:02}:{m:02}:{:02}.{:03}", rest / 1000, rest % 1000)
+}
+
+/// Milliseconds in words: `30 s`, `1500 ms`.
+pub fn duration(ms: u64) -> String {
+    if ms % 1000 == 0 {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{ms} ms")
+    }
+}
+
+/// When `word` is not one of `allowed`: the problem (`unknown {what} `word``) and what to
+/// do (the closest word, or the list). `what` names the kind of word: "target", "state".
+pub fn unknown_word(word: &str, allowed: &[&str], what: &str) -> Option<(String, String)> {
+    if allowed.contains(&word) {
+        return None;
+    }
+    let help = match did_you_mean(word, allowed.iter().copied()) {
+        Some(close) => format!("did you mean `{close}`?"),
+        None => format!("use one of: {}", allowed.join(", ")),
+    };
+    Some((format!("unknown {what} `{word}`"), help))
+}
+
+/// Outcomes counted per word, in word order: `2x E905, 3x held`; `nothing` when empty.
+pub fn counts(map: &std::collections::BTreeMap<String, u32>) -> String {
+    if map.is_empty() {
+        return "nothing".to_owned();
+    }
+    map.iter()
+        .map(|(k, v)| format!("{v}x {k}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The closest of `candidates` to `word`, if it is close enough to be a likely typo.
+pub fn did_you_mean<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    candidates
+        .into_iter()
+        .map(|c| (strsim::jaro_winkler(word, c), c))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggestions_catch_typos_only() {
+        let names = ["core_banking", "claims"];
+        assert_eq!(did_you_mean("core_bankng", names), Some("core_banking"));
+        assert_eq!(did_you_mean("ledger", names), None);
+    }
+
+    #[test]
+    fn times_and_durations() {
+        assert_eq!(clock(3_723_004), "01:02:03.004");
+        assert_eq!(duration(30_000), "30 s");
+        assert_eq!(duration(1500), "1500 ms");
+    }
+}

@@ -1,0 +1,199 @@
+//! Building the harness against the code under test.
+//!
+//! The grader never builds student code into itself. For each crate under test it writes a
+//! tiny Cargo workspace under the work folder (`target/grader/builds/<key>/`) whose one
+//! binary is the lab's harness program (its plug-in says which file, and under which crate
+//! name the program uses the code under test), with that name pointing at that crate. All these workspaces share one target folder, so the dependencies are
+//! compiled once and each crate under test costs one incremental build.
+
+pub mod batch;
+pub mod blame;
+pub mod materialize;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use crate::error::Error;
+use crate::lab::Lab;
+
+/// A crate to grade.
+#[derive(Clone, Debug)]
+pub struct Subject {
+    /// A short name for folders and binaries (`skeleton`, `solution`, `mutant_shared_breaker`).
+    pub key: String,
+    /// How reports name it (`crates/relay_base`).
+    pub label: String,
+    /// The crate's folder.
+    pub crate_dir: PathBuf,
+    /// Its package name.
+    pub package: String,
+    /// How to show paths inside `crate_dir` to people (`crates/relay_base`).
+    pub shown_dir: PathBuf,
+}
+
+impl Subject {
+    /// `path` (absolute or relative to the build) as people should see it: inside the
+    /// crate under test, relative to the kit; elsewhere, unchanged.
+    pub fn shown(&self, path: &str) -> String {
+        let p = Path::new(path);
+        match p.strip_prefix(&self.crate_dir) {
+            Ok(rest) => self.shown_dir.join(rest).display().to_string(),
+            Err(_) => path.to_owned(),
+        }
+    }
+}
+
+/// The result of building: a harness to run, or the compiler's complaint about the
+/// code under test.
+#[derive(Clone, Debug)]
+pub enum Built {
+    /// The harness binary.
+    Harness(PathBuf),
+    /// The code under test does not compile; the rendered diagnostics, paths as people
+    /// see them.
+    CompileFailed(String),
+}
+
+/// The folder where the grader keeps builds and runs: `GRADER_WORK_DIR`, or
+/// `<kit>/target/grader`.
+pub fn work_dir(kit: &Path) -> PathBuf {
+    std::env::var_os("GRADER_WORK_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| kit.join("target").join("grader"))
+}
+
+/// Builds the lab's harness against `subject`.
+pub fn build(lab: &Lab, subject: &Subject, work: &Path) -> Result<Built, Error> {
+    let ws = work.join("builds").join(&subject.key);
+    std::fs::create_dir_all(&ws).map_err(|e| Error::io("create", &ws, e))?;
+    let bin = format!("lab_harness_{}", subject.key);
+    let manifest = format!(
+        "# Written by the grader for each crate under test; do not edit.\n{}\n\
+         [workspace]\n\n{DEV_PROFILE}",
+        harness_package(lab, &bin, subject)
+    );
+    write_if_changed(&ws.join("Cargo.toml"), &manifest)?;
+    copy_kit_lock(lab, &ws)?;
+    let output = cargo_build(&ws, work, &["--bin", &bin])?;
+    let linked = [blame::Linked {
+        subject,
+        manifest: ws.join("Cargo.toml"),
+        bin,
+    }];
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let mut verdicts = blame::verdicts(lab, &linked, &stdout, &stderr);
+    verdicts.pop().unwrap_or_else(|| {
+        Err(Error::KitBuild {
+            what: subject.label.clone(),
+            log: "cargo said nothing about the harness".into(),
+        })
+    })
+}
+
+/// The profile of every generated harness workspace. Line tables are enough for panic
+/// locations and backtraces; full debug info only slows the link that every edit of the
+/// code under test pays for.
+pub(crate) const DEV_PROFILE: &str = "[profile.dev]\ndebug = \"line-tables-only\"\n";
+
+/// The manifest of a harness package named `bin`: the lab's harness program, linked with
+/// `subject` under the crate name the program uses for the code under test.
+pub(crate) fn harness_package(lab: &Lab, bin: &str, subject: &Subject) -> String {
+    let kit = &lab.kit;
+    let harness = lab.plugin.harness();
+    let mut text = format!(
+        "[package]\nname = \"{bin}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+         [[bin]]\nname = \"{bin}\"\npath = {main}\n\n\
+         [dependencies]\n\
+         {code} = {{ path = {subject}, package = \"{package}\" }}\n",
+        main = toml_path(&kit.join(&lab.manifest.harness).join(harness.program)),
+        code = harness.code_under_test,
+        subject = toml_path(&subject.crate_dir),
+        package = subject.package,
+    );
+    for (name, path) in harness.dependencies {
+        text.push_str(&format!(
+            "{name} = {{ path = {} }}\n",
+            toml_path(&kit.join(path))
+        ));
+    }
+    text
+}
+
+/// Starts a generated workspace from the kit's lock file, so it builds with the versions
+/// the kit was tested with and reuses their compiled artifacts.
+pub(crate) fn copy_kit_lock(lab: &Lab, ws: &Path) -> Result<(), Error> {
+    let lock = ws.join("Cargo.lock");
+    let kit_lock = lab.kit.join("Cargo.lock");
+    if !lock.exists() && kit_lock.exists() {
+        std::fs::copy(&kit_lock, &lock).map_err(|e| Error::io("copy", &kit_lock, e))?;
+    }
+    Ok(())
+}
+
+/// Runs `cargo build` on the generated workspace `ws` into the shared target folder, with
+/// JSON messages on standard output; `select` names what to build.
+pub(crate) fn cargo_build(ws: &Path, work: &Path, select: &[&str]) -> Result<Output, Error> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    Command::new(&cargo)
+        .arg("build")
+        .arg("--manifest-path")
+        .arg(ws.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(work.join("cargo"))
+        .arg("--message-format=json-diagnostic-rendered-ansi")
+        .args(select)
+        .env_remove("CARGO_TARGET_DIR")
+        .env("CARGO_TERM_COLOR", "never")
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| Error::Cargo(format!("{}: {e}", Path::new(&cargo).display())))
+}
+
+/// Removes terminal colour sequences.
+pub(crate) fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A path as a TOML string.
+pub(crate) fn toml_path(p: &Path) -> String {
+    serde_json::to_string(&p.display().to_string()).unwrap_or_default()
+}
+
+/// Writes `text` to `path` unless it already holds exactly that, so unchanged files keep
+/// their times and cargo does not rebuild for nothing.
+pub fn write_if_changed(path: &Path, text: &str) -> Result<(), Error> {
+    if std::fs::read_to_string(path).is_ok_and(|old| old == text) {
+        return Ok(());
+    }
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| Error::io("create", parent, e))?;
+    }
+    std::fs::write(path, text).map_err(|e| Error::io("write", path, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colour_codes_are_removed() {
+        assert_eq!(
+            strip_ansi("\u{1b}[1m\u{1b}[31merror\u{1b}[0m: x"),
+            "error: x"
+        );
+    }
+}

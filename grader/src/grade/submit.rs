@@ -1,0 +1,176 @@
+//! Grading one submission once its files are read: its crate under test (the kit's
+//! pristine student crate with the declared files put in), the provenance its result
+//! carries, the build, the scenarios, and the report with paths as people know them.
+
+use std::path::Path;
+
+use super::submission::{Outcome, Rejected, Submission, collect, key};
+use crate::build::blame::tidy;
+use crate::build::materialize::materialize;
+use crate::build::{self, Built, Subject};
+use crate::error::Error;
+use crate::grade::{self, RunOptions, Selection};
+use crate::lab::Lab;
+use crate::report::Report;
+use crate::report::provenance::Provenance;
+
+/// The submission as a crate to build: the kit's pristine student crate with the declared
+/// files replaced, under the work folder, never inside the submission. Compiler messages
+/// name the files as the kit does (`crates/relay_base/src/breaker.rs`).
+pub fn subject(lab: &Lab, work: &Path, submission: &Submission) -> Result<Subject, Error> {
+    let key = key(&submission.files);
+    let label = format!("submission {}", submission.given.display());
+    let base = lab.manifest.student_crate.clone();
+    materialize(lab, work, &key, &label, &base, &base, |sources| {
+        for (declared, text) in &submission.files {
+            let rel = Path::new(declared);
+            let rel = rel.strip_prefix("src").unwrap_or(rel);
+            sources.insert(rel.to_path_buf(), text.clone());
+        }
+        Ok(())
+    })
+}
+
+/// A submission ready to build: its crate under test, and the provenance its result
+/// will carry.
+#[derive(Clone, Debug)]
+pub struct Ready {
+    /// The submission's files.
+    pub submission: Submission,
+    /// The crate to build.
+    pub subject: Subject,
+    /// Provenance of the result.
+    pub provenance: Provenance,
+}
+
+/// Reads the submission in `dir` and writes its crate under test, or says why it cannot
+/// be graded. `reproduce` is the command line for the provenance.
+pub fn prepare(
+    lab: &Lab,
+    dir: &Path,
+    selection: &Selection,
+    work: &Path,
+    reproduce: &str,
+) -> Result<Result<Ready, Rejected>, Error> {
+    let as_bytes = |files: &[(String, String)]| -> Vec<(String, Vec<u8>)> {
+        files
+            .iter()
+            .map(|(p, t)| (p.clone(), t.as_bytes().to_vec()))
+            .collect()
+    };
+    match collect(lab, dir)? {
+        Ok(submission) => {
+            let provenance = Provenance::new(
+                lab,
+                &selection.scenarios,
+                &as_bytes(&submission.files),
+                reproduce.to_owned(),
+            )?;
+            let subject = subject(lab, work, &submission)?;
+            Ok(Ok(Ready {
+                submission,
+                subject,
+                provenance,
+            }))
+        }
+        Err(mut rejected) => {
+            rejected.max_score = selection.scenarios.iter().map(|s| s.points).sum();
+            rejected.provenance = Some(Provenance::new(
+                lab,
+                &selection.scenarios,
+                &as_bytes(&rejected.files),
+                reproduce.to_owned(),
+            )?);
+            Ok(Err(rejected))
+        }
+    }
+}
+
+/// Builds a prepared submission. Code that does not compile is a result, not an error;
+/// so is a crate whose public items differ from what the harness calls (a changed
+/// signature of `Relay::new`, say): see [`crate::build::blame`].
+pub fn build(lab: &Lab, ready: &Ready, work: &Path) -> Result<Built, Error> {
+    build::build(lab, &ready.subject, work)
+}
+
+/// Runs the scenarios on a built submission and puts the report together.
+pub fn finish(
+    lab: &Lab,
+    ready: &Ready,
+    built: Built,
+    selection: &Selection,
+    opts: &RunOptions,
+) -> Result<Report, Error> {
+    Ok(match built {
+        Built::CompileFailed(diagnostics) => report_from(
+            lab,
+            ready,
+            selection,
+            grade::not_compiled(selection),
+            Some(diagnostics),
+        ),
+        Built::Harness(harness) => {
+            let results = grade::run_all(&harness, &ready.subject, selection, opts)?;
+            report_from(lab, ready, selection, results, None)
+        }
+    })
+}
+
+/// The report of a submission from its scenario results (or compile errors), with paths
+/// as people know them and the provenance.
+pub fn report_from(
+    lab: &Lab,
+    ready: &Ready,
+    selection: &Selection,
+    results: Vec<crate::report::ScenarioResult>,
+    compile_errors: Option<String>,
+) -> Report {
+    let mut report = grade::assemble(lab, &ready.subject, selection, results, compile_errors);
+    for s in &mut report.scenarios {
+        s.message = tidy(&s.message, lab, &ready.subject);
+        s.backtrace = s.backtrace.as_deref().map(|b| tidy(b, lab, &ready.subject));
+        s.stopped_at = s
+            .stopped_at
+            .as_deref()
+            .map(|b| tidy(b, lab, &ready.subject));
+    }
+    report.provenance = Some(ready.provenance.clone());
+    report
+}
+
+/// Grades the submission in `dir` from start to end; progress lines go to `progress`.
+pub fn grade(
+    lab: &Lab,
+    dir: &Path,
+    selection: &Selection,
+    opts: &RunOptions,
+    reproduce: &str,
+    progress: &mut dyn std::io::Write,
+) -> Result<Outcome, Error> {
+    let work = build::work_dir(&lab.kit);
+    let ready = match prepare(lab, dir, selection, &work, reproduce)? {
+        Ok(ready) => ready,
+        Err(rejected) => return Ok(Outcome::CouldNotGrade(rejected)),
+    };
+    let _ = writeln!(
+        progress,
+        "building {} (read as {}) ...",
+        ready.subject.label,
+        ready.submission.layout.describe(lab)
+    );
+    let built = build(lab, &ready, &work)?;
+    match &built {
+        Built::CompileFailed(_) => {
+            let _ = writeln!(progress, "{} does not compile", ready.subject.label);
+        }
+        Built::Harness(_) => {
+            let n = selection.scenarios.len();
+            let _ = writeln!(
+                progress,
+                "running {n} scenario{} ...",
+                if n == 1 { "" } else { "s" }
+            );
+        }
+    }
+    finish(lab, &ready, built, selection, opts).map(Outcome::Graded)
+}

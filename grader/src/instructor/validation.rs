@@ -1,0 +1,416 @@
+//! Checking whole labs and loose files without running any code: what `grader validate`
+//! does, and what `grader audit` and `grader release` insist on before they start.
+//!
+//! Every file is read in full and every problem is collected, each placed at its line and
+//! column, so one run lists everything to fix. A lab is checked as a whole: its manifest,
+//! each scenario file in `scenarios/` and `hidden/` (see [`crate::scenario::validate`]),
+//! names unique across both folders, points that add up to `total_points`, and each
+//! mutant in `mutants/`: it parses, names scenarios that exist, and its edits still apply
+//! to the reference solution.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+pub use super::mutant_checks::{MUTANT_FORMAT_VERSION, mutant};
+use crate::diagnostic::{Diagnostic, Pos};
+use crate::error::Error;
+use crate::lab::Lab;
+use crate::scenario::load::{self, key_pos};
+use crate::scenario::{Scenario, Visibility};
+
+/// What was checked, for the one-line summary.
+#[derive(Clone, Debug, Default)]
+pub struct Counts {
+    /// Scenario files in `scenarios/`.
+    pub visible: usize,
+    /// Scenario files in `hidden/`.
+    pub hidden: usize,
+    /// Points of every scenario that could be read.
+    pub points: u32,
+    /// Mutant files.
+    pub mutants: usize,
+    /// Whether the lab has instructor material (`hidden/` or `mutants/`); a student
+    /// edition has neither.
+    pub instructor_edition: bool,
+}
+
+/// Everything found about one lab.
+#[derive(Clone, Debug)]
+pub struct LabReport {
+    /// The lab's name.
+    pub name: String,
+    /// What was checked.
+    pub counts: Counts,
+    /// Every problem with the lab's files, in file order.
+    pub problems: Vec<Diagnostic>,
+    /// `total_points` disagrees with the scenarios. Kept apart because it does not stop
+    /// an audit: a scenario's points do not change what it catches.
+    pub points: Option<Diagnostic>,
+}
+
+impl LabReport {
+    /// The one-line summary: `lab4: 34 scenarios (31 visible, 3 hidden), 142 points, 17
+    /// mutants: all valid`, or the number of problems.
+    pub fn summary(&self) -> String {
+        let c = &self.counts;
+        let mut text = format!(
+            "{}: {} scenario{} ({} visible, {} hidden), {} points, {} mutant{}",
+            self.name,
+            c.visible + c.hidden,
+            plural(c.visible + c.hidden),
+            c.visible,
+            c.hidden,
+            c.points,
+            c.mutants,
+            plural(c.mutants),
+        );
+        match self.problems.len() + usize::from(self.points.is_some()) {
+            0 => text.push_str(": all valid"),
+            n => text.push_str(&format!(": {n} problem{}", plural(n))),
+        }
+        text
+    }
+}
+
+impl LabReport {
+    /// Every problem, `total_points` included.
+    pub fn all_problems(&self) -> Vec<Diagnostic> {
+        let mut all = self.problems.clone();
+        all.extend(self.points.clone());
+        all
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// The error that stops a command because of `problems`: each problem, then how many
+/// there were and that nothing was `done` ("released", "audited").
+pub fn refusal(problems: &[Diagnostic], done: &str) -> crate::error::Error {
+    let mut text: Vec<String> = problems.iter().map(ToString::to_string).collect();
+    let n = problems.len();
+    text.push(format!(
+        "{n} problem{} found; nothing was {done}. Fix the file{} above and run again.",
+        plural(n),
+        plural(n)
+    ));
+    crate::error::Error::Usage(text.join("\n"))
+}
+
+pub use crate::lab::files::json_files;
+
+/// Scenario files read from disk: the ones that parsed and passed their own checks, the
+/// names of every file (from the name inside, or the file name when it did not parse),
+/// and the problems.
+#[derive(Default)]
+pub struct Loaded {
+    /// Valid scenarios.
+    pub scenarios: Vec<Scenario>,
+    /// Every name a scenario file claims, so that a reference to a file with a problem
+    /// is not reported a second time as unknown.
+    pub names: BTreeSet<String>,
+    /// Problems with single files.
+    pub problems: Vec<Diagnostic>,
+}
+
+/// Reads and checks each scenario file on its own (not against each other).
+pub fn load_scenarios(lab: &Lab, paths: &[PathBuf]) -> Loaded {
+    let mut loaded = Loaded::default();
+    for path in paths {
+        let shown = crate::lab::kit::shown_path(&lab.kit, path);
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) => {
+                loaded
+                    .problems
+                    .push(Diagnostic::file(&shown, format!("cannot read it: {e}")));
+                continue;
+            }
+        };
+        match load::parse(lab, &text, &shown) {
+            Ok(s) => {
+                loaded.names.insert(s.name.clone());
+                loaded.scenarios.push(s);
+            }
+            Err(mut problems) => {
+                let name = serde_json::from_str::<serde_json::Value>(&text)
+                    .ok()
+                    .and_then(|v| v["name"].as_str().map(str::to_owned))
+                    .or_else(|| path.file_stem().map(|s| s.to_string_lossy().into_owned()));
+                loaded.names.extend(name);
+                loaded.problems.append(&mut problems);
+            }
+        }
+    }
+    loaded
+}
+
+/// Checks a whole lab: manifest, scenarios, hidden scenarios, points and mutants. `Err`
+/// when its folders cannot be read or it has no scenarios: a broken lab.
+pub fn lab(lab: &Lab) -> Result<LabReport, Error> {
+    let mut problems = manifest_problems(lab);
+    let files = lab.scenario_files()?;
+    let (visible_files, hidden_files) = (&files.visible, &files.hidden);
+    let all_files = files.all();
+    let mut loaded = load_scenarios(lab, &all_files);
+    let files_ok = loaded.problems.is_empty();
+    problems.append(&mut loaded.problems);
+    problems.extend(duplicates(lab, &loaded.scenarios, &[]));
+    let mutants_dir = crate::instructor::mutants::dir(lab);
+    let mutant_files = lab.mutant_files()?;
+    let counts = Counts {
+        visible: visible_files.len(),
+        hidden: hidden_files.len(),
+        points: loaded.scenarios.iter().map(|s| s.points).sum(),
+        mutants: mutant_files.len(),
+        instructor_edition: files.has_hidden || mutants_dir.is_dir(),
+    };
+    let points = if files_ok {
+        points_problem(lab, &loaded.scenarios, &counts)
+    } else {
+        None
+    };
+    let mut mutant_names: HashMap<String, PathBuf> = HashMap::new();
+    for path in &mutant_files {
+        let (name, mut found) = mutant(lab, path, &loaded.scenarios, &loaded.names);
+        problems.append(&mut found);
+        if let Some(name) = name {
+            let shown = crate::lab::kit::shown_path(&lab.kit, path);
+            if let Some(first) = mutant_names.get(&name) {
+                problems.push(
+                    Diagnostic::file(
+                        &shown,
+                        format!(
+                            "the mutant name `{name}` is already used by {}",
+                            first.display()
+                        ),
+                    )
+                    .help("give every mutant its own name"),
+                );
+            } else {
+                mutant_names.insert(name, shown);
+            }
+        }
+    }
+    Ok(LabReport {
+        name: lab.manifest.name.clone(),
+        counts,
+        problems,
+        points,
+    })
+}
+
+/// The manifest's own consistency: unique category ids and target names, sane defaults.
+fn manifest_problems(lab: &Lab) -> Vec<Diagnostic> {
+    let path = lab.dir.join("lab.json");
+    let shown = crate::lab::kit::shown_path(&lab.kit, &path);
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let mut problems = Vec::new();
+    let m = &lab.manifest;
+    let at = |needle: &str, nth: usize| -> Pos {
+        let mut from = 0;
+        for _ in 0..nth {
+            match text[from..].find(needle) {
+                Some(i) => from += i + needle.len(),
+                None => break,
+            }
+        }
+        match text[from..].find(needle) {
+            Some(i) => Pos::of_offset(&text, from + i),
+            None => key_pos(&text, 0, text.len(), "format_version"),
+        }
+    };
+    let folder = lab
+        .dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if m.name != folder {
+        problems.push(
+            Diagnostic::at(
+                &shown,
+                key_pos(&text, 0, text.len(), "name"),
+                format!(
+                    "the lab is named `{}`, but its folder is labs/{folder}",
+                    m.name
+                ),
+            )
+            .help(format!(
+                "`grader check` finds a lab by its folder, and reports name it by this: set \"name\": \"{folder}\", or rename the folder"
+            )),
+        );
+    }
+    let mut seen = BTreeSet::new();
+    for c in &m.categories {
+        if !seen.insert(c.id.as_str()) {
+            problems.push(
+                Diagnostic::at(
+                    &shown,
+                    at(&format!("\"{}\"", c.id), 1),
+                    format!("the category id `{}` is used twice", c.id),
+                )
+                .help("give every category its own id"),
+            );
+        }
+    }
+    let mut seen = BTreeSet::new();
+    for t in &m.targets {
+        if !seen.insert(t.name.as_str()) {
+            problems.push(
+                Diagnostic::at(
+                    &shown,
+                    at(&format!("\"{}\"", t.name), 1),
+                    format!("the target `{}` is listed twice", t.name),
+                )
+                .help("give every target its own name"),
+            );
+        }
+        let place = at(&format!("\"{}\"", t.name), 0);
+        let settings = serde_json::Value::Object(t.settings.clone());
+        match lab.plugin.read_settings(&settings) {
+            Ok(found) => {
+                for (_, message) in found {
+                    problems.push(Diagnostic::at(
+                        &shown,
+                        place,
+                        format!("the target `{}`: {message}", t.name),
+                    ));
+                }
+            }
+            Err(e) => problems.push(Diagnostic::at(
+                &shown,
+                place,
+                format!(
+                    "the settings of the target `{}` are not {}'s: {}",
+                    t.name,
+                    m.name,
+                    crate::diagnostic::describe_json_error(&e)
+                ),
+            )),
+        }
+    }
+    let program = lab.kit.join(&m.harness).join(lab.plugin.harness().program);
+    if !program.is_file() {
+        problems.push(
+            Diagnostic::at(
+                &shown,
+                key_pos(&text, 0, text.len(), "harness"),
+                format!(
+                    "there is no harness program {}",
+                    crate::lab::kit::shown_path(&lab.kit, &program).display()
+                ),
+            )
+            .help("`harness` names the lab's harness crate, relative to the kit"),
+        );
+    }
+    for (key, empty) in [
+        ("categories", m.categories.is_empty()),
+        ("targets", m.targets.is_empty()),
+    ] {
+        if empty {
+            problems.push(Diagnostic::at(
+                &shown,
+                key_pos(&text, 0, text.len(), key),
+                format!("the lab has no {key}"),
+            ));
+        }
+    }
+    problems
+}
+
+/// `total_points` against the scenarios' points. A student edition has no hidden
+/// scenarios, so there the visible ones only must not add up to more.
+fn points_problem(lab: &Lab, scenarios: &[Scenario], counts: &Counts) -> Option<Diagnostic> {
+    let total = lab.manifest.total_points;
+    let sum = counts.points;
+    let fine = if counts.instructor_edition {
+        sum == total
+    } else {
+        sum <= total
+    };
+    if fine {
+        return None;
+    }
+    let path = lab.dir.join("lab.json");
+    let shown = crate::lab::kit::shown_path(&lab.kit, &path);
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let hidden: u32 = scenarios
+        .iter()
+        .filter(|s| s.visibility == Visibility::Hidden)
+        .map(|s| s.points)
+        .sum();
+    Some(
+        Diagnostic::at(
+            &shown,
+            key_pos(&text, 0, text.len(), "total_points"),
+            format!(
+                "total_points is {total}, but the scenarios add up to {sum} ({} visible, {hidden} hidden)",
+                sum - hidden
+            ),
+        )
+        .help(format!(
+            "set \"total_points\": {sum}, or change the points of the scenarios"
+        )),
+    )
+}
+
+/// Checks loose scenario files of `lab` (a draft, or a few files of its folders): each
+/// on its own, then their names against each other and against the lab's other scenarios.
+pub fn scenario_files(
+    lab: &Lab,
+    paths: &[PathBuf],
+) -> Result<(Vec<Scenario>, Vec<Diagnostic>), Error> {
+    let mut loaded = load_scenarios(lab, paths);
+    let mut problems = std::mem::take(&mut loaded.problems);
+    let lab_files = lab.scenario_files()?.all();
+    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    };
+    let others: Vec<PathBuf> = lab_files
+        .into_iter()
+        .filter(|f| !paths.iter().any(|p| same(p, f)))
+        .collect();
+    let existing = load_scenarios(lab, &others);
+    problems.extend(duplicates(lab, &loaded.scenarios, &existing.scenarios));
+    Ok((loaded.scenarios, problems))
+}
+
+/// Scenarios of `these` whose name is already used by an earlier one, or by one of
+/// `others`; each reported at its `name`.
+fn duplicates(lab: &Lab, these: &[Scenario], others: &[Scenario]) -> Vec<Diagnostic> {
+    let mut problems = Vec::new();
+    for (i, s) in these.iter().enumerate() {
+        let first = others.iter().chain(&these[..i]).find(|e| e.name == s.name);
+        let Some(first) = first else {
+            continue;
+        };
+        let text = std::fs::read_to_string(lab.kit.join(&s.path)).unwrap_or_default();
+        problems.push(
+            Diagnostic::at(
+                &s.path,
+                key_pos(&text, 0, text.len(), "name"),
+                format!(
+                    "the name `{}` is already used by {}",
+                    s.name,
+                    first.path.display()
+                ),
+            )
+            .help("give every scenario its own name: it is how reports, `--scenario` and mutants' caught_by find it"),
+        );
+    }
+    problems
+}
+
+/// Checks loose mutant files of `lab` against its scenarios and reference solution.
+pub fn mutant_files(lab: &Lab, paths: &[PathBuf]) -> Result<Vec<Diagnostic>, Error> {
+    let lab_files = lab.scenario_files()?.all();
+    let loaded = load_scenarios(lab, &lab_files);
+    let mut problems = Vec::new();
+    for path in paths {
+        let (_, mut found) = mutant(lab, path, &loaded.scenarios, &loaded.names);
+        problems.append(&mut found);
+    }
+    Ok(problems)
+}

@@ -1,0 +1,151 @@
+//! Why a scenario stopped: requests stuck inside the code under test, a panic, a crash
+//! or a time limit, in words that name the step and the fake-clock time.
+
+use grader_lab::{clock, duration};
+use grader_protocol::{PanicRecord, StuckRecord};
+
+use super::describe;
+use crate::report::{Failure, Status};
+use crate::run::runner::{Ending, Run};
+use crate::scenario::Scenario;
+
+/// Why a step has no record: stuck requests, a timeout, or a crash.
+pub(super) fn missing_step(
+    scenario: &Scenario,
+    i: usize,
+    begun_at: Option<u64>,
+    stuck: Option<&StuckRecord>,
+    run: &Run,
+    timeout_ms: u64,
+    observing: bool,
+) -> (Status, String, Option<Failure>) {
+    let words = scenario.plugin.words();
+    let simultaneous = scenario
+        .steps
+        .get(i)
+        .is_some_and(|p| scenario.plugin.simultaneous(&p.step));
+    let at = begun_at.map(clock).unwrap_or_else(|| "?".into());
+    let action = describe(scenario, i);
+    if let Some(s) = stuck.filter(|s| s.step == i) {
+        let ids: Vec<String> = s.requests.iter().map(|id| format!("#{id}")).collect();
+        // Of simultaneous requests, which ones got stuck depends on thread timing: name
+        // how many instead, so the report is the same on every run.
+        let who = if simultaneous {
+            format!("{} of the {} requests", ids.len(), s.sent)
+        } else {
+            format!(
+                "request{} {}",
+                if ids.len() == 1 { "" } else { "s" },
+                ids.join(", ")
+            )
+        };
+        let observed = format!(
+            "{who} still inside {} after {} ms of real time: neither returned nor reached {}",
+            words.subject, s.waited_ms, s.target
+        );
+        let expected = words.stuck_expected.to_owned();
+        let message = format!(
+            "step {} at {at} ({action}): {observed}; {}",
+            i + 1,
+            words.stuck_cause
+        );
+        let failure = Failure {
+            step: i + 1,
+            at,
+            action,
+            expected,
+            observed,
+        };
+        return (Status::Failed, message, Some(failure));
+    }
+    let place = if observing {
+        format!(
+            "after step {} at {at} ({action}), in the grader's call to {}, which never returned",
+            i + 1,
+            words.observers
+        )
+    } else if begun_at.is_some() {
+        format!("during step {} at {at} ({action})", i + 1)
+    } else {
+        format!("before the first step, while building {}", words.subject)
+    };
+    match run.ending {
+        Ending::TimedOut => (
+            Status::Timeout,
+            format!(
+                "still running after {} of real time {place}: an endless loop, or a deadlock",
+                duration(timeout_ms)
+            ),
+            None,
+        ),
+        _ => (Status::Error, crash_message(run, &place, timeout_ms), None),
+    }
+}
+
+pub(super) fn crash_message(run: &Run, place: &str, timeout_ms: u64) -> String {
+    let overflow = run.stderr.contains("overflowed its stack");
+    match &run.ending {
+        _ if overflow => {
+            format!("stack overflow {place}: a function that calls itself without end?")
+        }
+        Ending::Signaled(sig) => {
+            format!("the process was killed by signal {sig} {place} (an abort?)")
+        }
+        Ending::Exited(code) => format!("the process exited with status {code} {place}"),
+        Ending::TimedOut => format!(
+            "still running after {} of real time {place}",
+            duration(timeout_ms)
+        ),
+    }
+}
+
+pub(super) fn panic_message(
+    p: &PanicRecord,
+    shown: &dyn Fn(&str) -> String,
+    at_ms: Option<u64>,
+    scenario: &Scenario,
+) -> String {
+    let location = p
+        .location
+        .as_deref()
+        .map(shown)
+        .unwrap_or_else(|| "an unknown place".to_owned());
+    // Request threads are named `request-N`; the harness's own thread observes the code
+    // under test after every step.
+    let words = scenario.plugin.words();
+    let simultaneous = p.step.is_some_and(|i| {
+        scenario
+            .steps
+            .get(i)
+            .is_some_and(|st| scenario.plugin.simultaneous(&st.step))
+    });
+    let who = match p.thread.strip_prefix("request-") {
+        // Which of several simultaneous requests panicked first is down to timing.
+        Some(_) if simultaneous => ", in one of the requests".to_owned(),
+        Some(id) => format!(", in request #{id}"),
+        None => format!(
+            ", while the grader read {}'s state ({})",
+            words.subject, words.observers
+        ),
+    };
+    let place = match p.step {
+        Some(s) => format!(
+            "step {} at {} ({}){who}",
+            s + 1,
+            at_ms.map(clock).unwrap_or_else(|| "?".into()),
+            describe(scenario, s)
+        ),
+        None => format!("while building {} ({})", words.subject, words.constructor),
+    };
+    if let Some(todo) = p.message.strip_prefix("not yet implemented") {
+        let todo = todo.trim_start_matches(':').trim();
+        let what = if todo.is_empty() {
+            String::new()
+        } else {
+            format!(": {todo}")
+        };
+        format!("{place}: hit todo!() at {location}{what}")
+    } else {
+        format!("{place}: panicked at {location}: {}", p.message)
+    }
+}

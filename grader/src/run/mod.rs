@@ -1,0 +1,37 @@
+//! Running one scenario: the plan the lab's harness gets ([`plan`]), and the child
+//! process that carries it out ([`runner`]).
+
+pub mod results;
+pub mod runner;
+
+use grader_protocol::{PROTOCOL_VERSION, Plan};
+
+use crate::scenario::Scenario;
+
+/// How to run the scenarios.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Wall-clock limit per scenario, in milliseconds.
+    pub timeout_ms: u64,
+    /// Wall-clock limit for a request stuck inside the code under test, in milliseconds.
+    pub stuck_after_ms: u64,
+    /// Scenarios run at once.
+    pub jobs: usize,
+    /// Capture backtraces of panics.
+    pub backtrace: bool,
+}
+
+/// The plan the harness runs for `scenario`: the lab's actions for its steps.
+pub fn plan(scenario: &Scenario, opts: &RunOptions) -> Plan {
+    Plan {
+        protocol: PROTOCOL_VERSION,
+        results_path: String::new(),
+        stuck_after_ms: opts.stuck_after_ms,
+        targets: scenario.targets.clone(),
+        actions: scenario
+            .steps
+            .iter()
+            .map(|p| scenario.plugin.action(&p.step))
+            .collect(),
+    }
+}

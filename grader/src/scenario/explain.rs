@@ -1,0 +1,61 @@
+//! Scenarios in plain words, for `grader explain`: the envelope here, the steps and
+//! settings in the words of the lab's plug-in.
+
+use std::fmt::Write as _;
+
+use crate::lab::Lab;
+use crate::scenario::{Scenario, Visibility};
+use grader_lab::clock;
+
+/// The whole scenario in words: what it sets up, does, and checks, with the fake-clock
+/// time of every step.
+pub fn explain(lab: &Lab, s: &Scenario) -> String {
+    let mut out = String::new();
+    let category = lab
+        .category(&s.category)
+        .map_or(s.category.as_str(), |c| c.title.as_str());
+    let visibility = match s.visibility {
+        Visibility::Visible => "visible",
+        Visibility::Hidden => "hidden: only run when submissions are graded",
+    };
+    let _ = writeln!(out, "{}: {}", s.name, s.title);
+    let _ = writeln!(
+        out,
+        "category: {category}; {} points; {visibility}",
+        s.points
+    );
+    let _ = writeln!(out, "file: {}", s.path.display());
+    if !s.description.is_empty() {
+        let _ = writeln!(out, "\n{}", s.description);
+    }
+    let _ = writeln!(out, "\nSettings:");
+    let plugin = &s.plugin;
+    for t in &s.targets {
+        let settings = plugin
+            .describe_settings(&t.settings)
+            .unwrap_or_else(|| t.settings.to_string());
+        let _ = writeln!(out, "  {}: {settings}", t.name);
+    }
+    let _ = writeln!(out, "\nSteps ({}):", plugin.words().initially);
+    let mut now = 0u64;
+    for (i, placed) in s.steps.iter().enumerate() {
+        let _ = write!(
+            out,
+            "  {:>2}. {} {}",
+            i + 1,
+            clock(now),
+            plugin.describe(&placed.step)
+        );
+        match plugin.expectation(&placed.step) {
+            Some(e) => {
+                let _ = writeln!(out, "\n      checks: {e}");
+            }
+            None => {
+                let _ = writeln!(out);
+            }
+        }
+        now = now.saturating_add(plugin.advances_clock(&placed.step));
+    }
+    let _ = writeln!(out, "\nHint shown when it fails: {}", s.hint);
+    out
+}

@@ -1,0 +1,136 @@
+//! Lab 4's expectations against what its harness observed after each step.
+
+use std::collections::BTreeMap;
+
+use grader_lab::{Difference, Snapshot, StepRecord, counts};
+use lab4_harness::wire::Observation;
+
+use crate::steps::Step;
+
+/// Compares one step's expectations with its record: the first difference.
+pub fn step(step: &Step, r: &StepRecord<Observation>) -> Option<Difference> {
+    check(step, r).map(|(expected, observed)| Difference { expected, observed })
+}
+
+fn check(step: &Step, r: &StepRecord<Observation>) -> Option<(String, String)> {
+    let outcomes: Vec<&str> = r.requests.iter().map(|q| q.outcome.as_str()).collect();
+    match step {
+        Step::Send(x) => {
+            let want: Vec<String> = match (&x.expect, &x.expect_each) {
+                (Some(code), _) => vec![code.clone(); x.count.unwrap_or(1) as usize],
+                (None, Some(each)) => each.clone(),
+                (None, None) => return None,
+            };
+            let got: Vec<String> = outcomes.iter().map(|s| s.to_string()).collect();
+            (want != got).then(|| (list(&want), list(&got)))
+        }
+        Step::SendConcurrent(x) => {
+            let want = x.expect.as_ref()?;
+            let mut got: BTreeMap<String, u32> = BTreeMap::new();
+            for o in &outcomes {
+                *got.entry((*o).to_owned()).or_default() += 1;
+            }
+            let want: BTreeMap<String, u32> = want
+                .iter()
+                .filter(|(_, n)| **n > 0)
+                .map(|(k, v)| (k.clone(), *v))
+                .collect();
+            (want != got).then(|| (counts(&want), counts(&got)))
+        }
+        Step::Release(x) => {
+            if let Some(n) = x.count {
+                if outcomes.len() != n as usize {
+                    return Some((
+                        format!("{n} held call{} to release", if n == 1 { "" } else { "s" }),
+                        format!("{} held", outcomes.len()),
+                    ));
+                }
+            }
+            let code = x.expect.as_ref()?;
+            let want = vec![code.clone(); outcomes.len()];
+            let got: Vec<String> = outcomes.iter().map(|s| s.to_string()).collect();
+            (want != got).then(|| (list(&want), list(&got)))
+        }
+        Step::Expect(x) => {
+            let t = r.observation.targets.iter().find(|t| t.name == x.target)?;
+            if let Some(state) = &x.state {
+                let got = t
+                    .state
+                    .clone()
+                    .unwrap_or_else(|| "no state (breaker_state returned None)".into());
+                if &got != state {
+                    return Some((
+                        format!("{} breaker {state}", x.target),
+                        format!("{} breaker {got}", x.target),
+                    ));
+                }
+            }
+            let fields = [
+                (x.calls, t.calls, "calls reached"),
+                (x.in_flight, t.in_flight, "calls in progress at"),
+                (x.peak, t.peak, "calls at once at most at"),
+            ];
+            for (want, got, words) in fields {
+                if let Some(want) = want {
+                    if want != got {
+                        return Some((format!("{want} {words} {}", x.target), format!("{got}")));
+                    }
+                }
+            }
+            if let Some(answered) = &x.answered {
+                for (code, want) in answered {
+                    let got = t.answered.get(code).copied().unwrap_or(0);
+                    if *want != got {
+                        return Some((
+                            format!("{want} calls answered {code} by {}", x.target),
+                            format!("{got}"),
+                        ));
+                    }
+                }
+            }
+            None
+        }
+        Step::ExpectTransitions(want) => {
+            let got = r.observation.transitions.clone().unwrap_or_default();
+            (want != &got).then(|| (records(want), records(&got)))
+        }
+        Step::Script(_) | Step::Advance(_) => None,
+    }
+}
+
+/// Each target's state and counters, and the transition records so far.
+pub fn snapshot(o: &Observation) -> Snapshot {
+    Snapshot {
+        targets: o
+            .targets
+            .iter()
+            .map(|t| {
+                format!(
+                    "{} {} calls={} in_flight={} peak={}",
+                    t.name,
+                    t.state.as_deref().unwrap_or("?"),
+                    t.calls,
+                    t.in_flight,
+                    t.peak
+                )
+            })
+            .collect(),
+        records: o.transitions.clone().unwrap_or_default(),
+    }
+}
+
+fn list(codes: &[String]) -> String {
+    if codes.is_empty() {
+        "nothing".to_owned()
+    } else {
+        codes.join(", ")
+    }
+}
+
+fn records(lines: &[String]) -> String {
+    if lines.is_empty() {
+        "no transition records".to_owned()
+    } else {
+        format!("[{}]", lines.join("; "))
+    }
+}

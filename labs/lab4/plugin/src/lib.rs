@@ -1,0 +1,174 @@
+//! Lab 4's plug-in for the grader: everything the grader knows about lab 4 that no other
+//! lab shares. Its scenario steps ([`steps`]), what they must mean ([`validate`]), what
+//! the harness does for each ([`Plugin::action`]), how its observations are judged
+//! ([`judge`]), and its words ([`words`]). The settings, actions and observations are the
+//! ones lab 4's harness speaks (`lab4_harness::wire`).
+
+pub mod judge;
+pub mod steps;
+pub mod validate;
+pub mod words;
+
+use grader_lab::{Checker, Difference, Harness, Plugin, Snapshot, StepRecord, Words};
+use lab4_harness::wire::{Action, Observation, Settings};
+
+use steps::Step;
+
+/// Lab 4: a relay with a circuit breaker and a bulkhead per target.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Lab4;
+
+/// The hint for requests stuck inside the relay, whatever the scenario was about.
+const STUCK_HINT: &str = "A request that is neither answered nor inside the target is still in your relay. The usual causes: the bulkhead waits for a slot instead of returning E905; a slot is never given back (a failure or B201 path that skips it: use a guard whose Drop gives it back); the breaker's lock is held while the target is called, so every other request to that target queues on the lock; or a loop that never ends.";
+
+static WORDS: Words = Words {
+    subject: "the relay",
+    constructor: "Relay::new",
+    observers: "Relay::breaker_state or Relay::transitions",
+    stuck_expected: "every request returns at once or waits inside the target (never inside the relay)",
+    stuck_cause: "a caller is waiting (for a lock or a slot) or looping instead of being answered at once",
+    stuck_hint: STUCK_HINT,
+    initially: "every target answers OK until scripted otherwise",
+};
+
+impl Plugin for Lab4 {
+    type Settings = Settings;
+    type Step = Step;
+    type Action = Action;
+    type Observation = Observation;
+
+    fn name(&self) -> &'static str {
+        "lab4"
+    }
+
+    fn harness(&self) -> Harness {
+        Harness {
+            program: "main/src/main.rs",
+            code_under_test: "relay_base",
+            dependencies: &[
+                ("relay_kit", "crates/relay_kit"),
+                ("lab4_harness", "labs/lab4/harness"),
+            ],
+            subject_dependencies: &[("relay_kit", "crates/relay_kit")],
+        }
+    }
+
+    fn words(&self) -> &Words {
+        &WORDS
+    }
+
+    fn check_settings(&self, settings: &Settings) -> Vec<(&'static str, String)> {
+        validate::settings(settings)
+    }
+
+    fn describe_settings(&self, settings: &Settings) -> String {
+        words::settings(settings)
+    }
+
+    fn check_steps(&self, steps: &[&Step], checker: &mut Checker<'_>) {
+        validate::steps(steps, checker);
+    }
+
+    fn expects_something(&self, step: &Step) -> bool {
+        validate::expects_something(step)
+    }
+
+    fn action(&self, step: &Step) -> Action {
+        match step {
+            Step::Script(x) => Action::Script {
+                target: x.target.clone(),
+                answer: x.answer.clone(),
+            },
+            Step::Send(x) => Action::Send {
+                target: x.target.clone(),
+                count: x.count.unwrap_or(1),
+            },
+            Step::SendConcurrent(x) => Action::SendConcurrent {
+                target: x.target.clone(),
+                count: x.count,
+            },
+            Step::Release(x) => Action::Release {
+                target: x.target.clone(),
+                count: x.count,
+                answer: x.answer.clone(),
+            },
+            Step::Advance(x) => Action::Advance { ms: x.ms },
+            Step::Expect(_) | Step::ExpectTransitions(_) => Action::Observe,
+        }
+    }
+
+    fn advances_clock(&self, step: &Step) -> u64 {
+        match step {
+            Step::Advance(x) => x.ms,
+            _ => 0,
+        }
+    }
+
+    fn simultaneous(&self, step: &Step) -> bool {
+        // Held calls released together return together too.
+        matches!(step, Step::SendConcurrent(_) | Step::Release(_))
+    }
+
+    fn judge(&self, step: &Step, record: &StepRecord<Observation>) -> Option<Difference> {
+        judge::step(step, record)
+    }
+
+    fn snapshot(&self, observation: &Observation) -> Snapshot {
+        judge::snapshot(observation)
+    }
+
+    fn describe(&self, step: &Step) -> String {
+        words::describe(step)
+    }
+
+    fn expectation(&self, step: &Step) -> Option<String> {
+        words::expectation(step)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use schemars::SchemaGenerator;
+
+    fn step(json: &str) -> Step {
+        serde_json::from_str(json).expect("a step")
+    }
+
+    #[test]
+    fn the_schema_offers_the_validators_words() {
+        let mut generator = SchemaGenerator::default();
+        let _ = generator.subschema_for::<Step>();
+        let defs = generator.definitions();
+        for (name, words) in [
+            ("Outcome", &steps::OUTCOMES[..]),
+            ("ScriptAnswer", &steps::SCRIPT_ANSWERS[..]),
+            ("BreakerState", &steps::STATES[..]),
+        ] {
+            assert_eq!(defs[name]["enum"], serde_json::json!(words), "{name}");
+        }
+    }
+
+    #[test]
+    fn checks_become_observations_and_sends_keep_their_count() {
+        let lab = Lab4;
+        assert_eq!(
+            lab.action(&step(r#"{"send": {"target": "claims"}}"#)),
+            Action::Send {
+                target: "claims".into(),
+                count: 1
+            }
+        );
+        assert_eq!(
+            lab.action(&step(r#"{"expect_transitions": []}"#)),
+            Action::Observe
+        );
+        assert_eq!(
+            lab.advances_clock(&step(r#"{"advance": {"ms": 250}}"#)),
+            250
+        );
+        assert!(lab.simultaneous(&step(
+            r#"{"release": {"target": "claims", "answer": "OK"}}"#
+        )));
+    }
+}

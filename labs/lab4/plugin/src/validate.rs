@@ -1,0 +1,248 @@
+//! What lab 4's steps and settings must mean, checked before any code runs: words against
+//! the lab (targets, codes, states), counts that add up, a `release` that has held calls
+//! to release, and concurrent sends that cannot depend on thread timing.
+
+use std::collections::{HashMap, HashSet};
+
+use grader_lab::Checker;
+use lab4_harness::wire::Settings;
+
+use crate::steps::{ANSWER_CODES, OUTCOMES, RELEASE_ANSWERS, SCRIPT_ANSWERS, STATES, Step};
+
+/// Problems with one target's settings, as (field, message).
+pub fn settings(s: &Settings) -> Vec<(&'static str, String)> {
+    let mut problems = Vec::new();
+    if s.failure_threshold == 0 {
+        problems.push((
+            "failure_threshold",
+            "failure_threshold must be at least 1".to_owned(),
+        ));
+    }
+    if s.max_concurrent == 0 {
+        problems.push((
+            "max_concurrent",
+            "max_concurrent must be at least 1".to_owned(),
+        ));
+    }
+    problems
+}
+
+/// Whether a step checks anything.
+pub fn expects_something(step: &Step) -> bool {
+    match step {
+        Step::Send(x) => x.expect.is_some() || x.expect_each.is_some(),
+        Step::SendConcurrent(x) => x.expect.is_some(),
+        Step::Release(x) => x.expect.is_some(),
+        Step::Expect(_) | Step::ExpectTransitions(_) => true,
+        Step::Script(_) | Step::Advance(_) => false,
+    }
+}
+
+/// Checks every step, in order.
+pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
+    let targets = c.targets();
+    // Per target: is it scripted to hold right now, and may calls be held in it?
+    let mut holding: HashMap<String, bool> = HashMap::new();
+    let mut may_have_held: HashSet<String> = HashSet::new();
+    for (i, step) in steps.iter().enumerate() {
+        let target = match step {
+            Step::Script(x) => Some(&x.target),
+            Step::Send(x) => Some(&x.target),
+            Step::SendConcurrent(x) => Some(&x.target),
+            Step::Release(x) => Some(&x.target),
+            Step::Expect(x) => Some(&x.target),
+            Step::Advance(_) | Step::ExpectTransitions(_) => None,
+        };
+        if let Some(t) = target {
+            if !c.target(i, t) {
+                continue;
+            }
+        }
+        match step {
+            Step::Script(x) => {
+                if c.one_of(i, "answer", &x.answer, &SCRIPT_ANSWERS, "answer") {
+                    holding.insert(x.target.clone(), x.answer == "hold");
+                }
+            }
+            Step::Send(x) => {
+                let count = x.count.unwrap_or(1);
+                if count == 0 {
+                    c.problem(i, "count", "count must be at least 1", None);
+                }
+                if x.expect.is_some() && x.expect_each.is_some() {
+                    c.problem(
+                        i,
+                        "expect_each",
+                        "give either `expect` or `expect_each`, not both",
+                        None,
+                    );
+                }
+                if let Some(code) = &x.expect {
+                    c.one_of(i, "expect", code, &OUTCOMES, "outcome");
+                }
+                if let Some(each) = &x.expect_each {
+                    for code in each {
+                        c.one_of(i, "expect_each", code, &OUTCOMES, "outcome");
+                    }
+                    if each.len() != count as usize {
+                        c.problem(
+                            i,
+                            "expect_each",
+                            format!(
+                                "expect_each lists {} outcomes for {count} requests",
+                                each.len()
+                            ),
+                            Some("give one outcome per request, or set `count` to match".into()),
+                        );
+                    }
+                }
+                if holding.get(&x.target).copied().unwrap_or(false) {
+                    may_have_held.insert(x.target.clone());
+                }
+            }
+            Step::SendConcurrent(x) => {
+                if x.count == 0 {
+                    c.problem(i, "count", "count must be at least 1", None);
+                }
+                if !holding.get(&x.target).copied().unwrap_or(false) {
+                    c.problem(
+                        i,
+                        "send_concurrent",
+                        format!(
+                            "send_concurrent to `{}`, which answers at once: which request gets which code would depend on thread timing",
+                            x.target
+                        ),
+                        Some(format!(
+                            "script `{}` to \"hold\" first, then release the held calls in a later step",
+                            x.target
+                        )),
+                    );
+                }
+                if let Some(expect) = &x.expect {
+                    for code in expect.keys() {
+                        c.one_of(i, code, code, &OUTCOMES, "outcome");
+                    }
+                    let sum: u32 = expect.values().sum();
+                    if sum != x.count {
+                        c.problem(
+                            i,
+                            "expect",
+                            format!(
+                                "expected outcomes add up to {sum}, but {} requests are sent",
+                                x.count
+                            ),
+                            None,
+                        );
+                    }
+                }
+                may_have_held.insert(x.target.clone());
+            }
+            Step::Release(x) => {
+                c.one_of(i, "answer", &x.answer, &RELEASE_ANSWERS, "answer");
+                if let Some(code) = &x.expect {
+                    c.one_of(i, "expect", code, &OUTCOMES, "outcome");
+                }
+                if x.count == Some(0) {
+                    c.problem(
+                        i,
+                        "count",
+                        "count must be at least 1 (leave it out to release all)",
+                        None,
+                    );
+                }
+                if !may_have_held.contains(&x.target) {
+                    c.problem(
+                        i,
+                        "release",
+                        format!(
+                            "release on `{}`, but no call to it can be held at this point",
+                            x.target
+                        ),
+                        Some(format!(
+                            "script `{}` to \"hold\" and send requests to it before releasing",
+                            x.target
+                        )),
+                    );
+                }
+            }
+            Step::Advance(x) => {
+                if x.ms == 0 {
+                    c.problem(i, "ms", "advancing by 0 ms does nothing", None);
+                }
+            }
+            Step::Expect(x) => {
+                if let Some(state) = &x.state {
+                    c.one_of(i, "state", state, &STATES, "state");
+                }
+                if let Some(answered) = &x.answered {
+                    for code in answered.keys() {
+                        c.one_of(i, code, code, &ANSWER_CODES, "answer code");
+                    }
+                }
+                let empty = x.state.is_none()
+                    && x.calls.is_none()
+                    && x.in_flight.is_none()
+                    && x.peak.is_none()
+                    && x.answered.is_none();
+                if empty {
+                    c.problem(
+                        i,
+                        "expect",
+                        "this expect step checks nothing",
+                        Some(
+                            "give at least one of: state, calls, in_flight, peak, answered".into(),
+                        ),
+                    );
+                }
+            }
+            Step::ExpectTransitions(lines) => {
+                for line in lines {
+                    if let Err(why) = parse_transition_line(line, &targets) {
+                        c.problem(
+                            i,
+                            line,
+                            format!("`{line}` is not a transition record: {why}"),
+                            Some(
+                                "write records like \"00:02:00.000 core_banking CLOSED -> OPEN\""
+                                    .into(),
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Checks a transition line: `HH:MM:SS.mmm target FROM -> TO`.
+fn parse_transition_line(line: &str, targets: &[&str]) -> Result<(), String> {
+    let parts: Vec<&str> = line.split(' ').collect();
+    let [time, target, from, arrow, to] = parts[..] else {
+        return Err("expected five parts separated by single spaces".into());
+    };
+    let time_ok = time.len() == 12
+        && time.chars().enumerate().all(|(i, ch)| {
+            if [2, 5].contains(&i) {
+                ch == ':'
+            } else if i == 8 {
+                ch == '.'
+            } else {
+                ch.is_ascii_digit()
+            }
+        });
+    if !time_ok {
+        return Err(format!("`{time}` is not a time like 00:02:00.000"));
+    }
+    if !targets.contains(&target) {
+        return Err(format!("unknown target `{target}`"));
+    }
+    for state in [from, to] {
+        if !STATES.contains(&state) {
+            return Err(format!("unknown state `{state}`"));
+        }
+    }
+    if arrow != "->" {
+        return Err("the states must be joined by ` -> `".into());
+    }
+    Ok(())
+}

@@ -1,0 +1,137 @@
+//! Lab 4's steps and settings in words, for reports and `grader explain`.
+
+use grader_lab::duration;
+use lab4_harness::wire::Settings;
+
+use crate::steps::Step;
+
+/// A step in words: `send 3 requests to core_banking, one after the other`.
+pub fn describe(step: &Step) -> String {
+    let plural = |n: u32| if n == 1 { "request" } else { "requests" };
+    match step {
+        Step::Script(x) => match x.answer.as_str() {
+            "hold" => format!("script {} to hold calls until released", x.target),
+            "panic" => format!("script {} to panic", x.target),
+            code => format!("script {} to answer {code}", x.target),
+        },
+        Step::Send(x) => {
+            let n = x.count.unwrap_or(1);
+            if n == 1 {
+                format!("send 1 request to {}", x.target)
+            } else {
+                format!(
+                    "send {n} {} to {}, one after the other",
+                    plural(n),
+                    x.target
+                )
+            }
+        }
+        Step::SendConcurrent(x) => {
+            format!(
+                "send {} {} to {} at the same moment",
+                x.count,
+                plural(x.count),
+                x.target
+            )
+        }
+        Step::Release(x) => match x.count {
+            Some(n) => format!(
+                "release {n} held {} at {} with {}",
+                if n == 1 { "call" } else { "calls" },
+                x.target,
+                x.answer
+            ),
+            None => format!("release every held call at {} with {}", x.target, x.answer),
+        },
+        Step::Advance(x) => format!("advance the clock by {}", duration(x.ms)),
+        Step::Expect(x) => format!("check {}", x.target),
+        Step::ExpectTransitions(_) => "check the transition records".to_owned(),
+    }
+}
+
+/// What a step expects, in words, or `None` for a step that expects nothing.
+pub fn expectation(step: &Step) -> Option<String> {
+    let outcome = |code: &str| match code {
+        "held" => "wait inside the target (held)".to_owned(),
+        code => format!("end with {code}"),
+    };
+    match step {
+        Step::Send(x) => match (&x.expect, &x.expect_each) {
+            (Some(code), _) if x.count.unwrap_or(1) == 1 => {
+                Some(format!("it must {}", outcome(code)))
+            }
+            (Some(code), _) => Some(format!("each must {}", outcome(code))),
+            (None, Some(each)) => {
+                Some(format!("in order, they must end with: {}", each.join(", ")))
+            }
+            (None, None) => None,
+        },
+        Step::SendConcurrent(x) => x.expect.as_ref().map(|m| {
+            let parts: Vec<String> = m
+                .iter()
+                .filter(|(_, n)| **n > 0)
+                .map(|(code, n)| match code.as_str() {
+                    "held" => format!("{n} held in {}", x.target),
+                    code => format!("{n} {code}"),
+                })
+                .collect();
+            format!("exactly {}, in any order", parts.join(" and "))
+        }),
+        Step::Release(x) => {
+            let mut parts = Vec::new();
+            if let Some(n) = x.count {
+                parts.push(format!(
+                    "{n} call{} must be held",
+                    if n == 1 { "" } else { "s" }
+                ));
+            }
+            if let Some(code) = &x.expect {
+                parts.push(format!("each released request must end with {code}"));
+            }
+            (!parts.is_empty()).then(|| parts.join("; "))
+        }
+        Step::Expect(x) => {
+            let mut parts = Vec::new();
+            if let Some(state) = &x.state {
+                parts.push(format!("breaker {state}"));
+            }
+            if let Some(n) = x.calls {
+                parts.push(format!("{n} calls reached it so far"));
+            }
+            if let Some(n) = x.in_flight {
+                parts.push(format!("{n} in progress now"));
+            }
+            if let Some(n) = x.peak {
+                parts.push(format!("never more than {n} at once"));
+            }
+            if let Some(answered) = &x.answered {
+                for (code, n) in answered {
+                    parts.push(format!("answered {code} {n} times"));
+                }
+            }
+            Some(parts.join(", "))
+        }
+        Step::ExpectTransitions(lines) if lines.is_empty() => {
+            Some("no transition recorded yet".to_owned())
+        }
+        Step::ExpectTransitions(lines) => Some(format!(
+            "exactly these records, in order:\n{}",
+            lines
+                .iter()
+                .map(|l| format!("        {l}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        )),
+        Step::Script(_) | Step::Advance(_) => None,
+    }
+}
+
+/// A target's settings in words.
+pub fn settings(s: &Settings) -> String {
+    format!(
+        "opens after {} failures in a row, retries after {}, at most {} calls at once",
+        s.failure_threshold,
+        duration(s.retry_after_ms),
+        s.max_concurrent
+    )
+}
