@@ -6,26 +6,12 @@ use std::sync::{Arc, Barrier};
 use std::time::Duration;
 
 use fixture_targets::{Activity, Behaviour, ScriptedTarget};
-use grader_harness::{Driver, Failure, Notifier, Requests};
+use grader_harness::{Driver, Failure, Requests};
 use grader_protocol::{Plan, RequestOutcome};
 use relay_kit::{BreakerConfig, Clock, Code, FakeClock, Request, Target, TargetConfig};
 
 use crate::wire::{Action, Observation, Settings, TargetSnapshot};
 use crate::{BuildRelay, RelayUnderTest};
-
-/// The fixtures' change counter, as the requests' notifier: one wait sees a request
-/// return and a call held by a target.
-struct Wake(Activity);
-
-impl Notifier for Wake {
-    fn bump(&self) {
-        self.0.bump();
-    }
-
-    fn wait_for(&self, limit: Duration, done: &mut dyn FnMut() -> bool) -> bool {
-        self.0.wait_for(limit, done)
-    }
-}
 
 /// Lab 4's world: the fake clock, the scripted targets and the relay under test.
 pub struct World {
@@ -68,7 +54,7 @@ impl World {
             clock,
             targets,
             relay,
-            requests: Requests::new(Arc::new(Wake(activity)), plan.stuck_after_ms),
+            requests: Requests::new(Arc::new(activity), plan.stuck_after_ms),
         }
     }
 }
