@@ -12,6 +12,7 @@ mod failures;
 mod formats;
 mod instructors;
 mod kit_faults;
+mod lab5;
 mod release;
 mod robustness;
 mod second_lab;

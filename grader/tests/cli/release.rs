@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use crate::util::{grader, kit, scratch_kit, transcript};
 
 /// Every file under `dir`, relative to it.
-fn files(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
