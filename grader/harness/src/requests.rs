@@ -116,6 +116,52 @@ impl Requests {
         Ok(id)
     }
 
+    /// Sends `count` requests to `target` one after the other: each starts once the one
+    /// before has returned or is parked (`parked(id)`). `call(id)` is what each does.
+    pub fn one_after_another(
+        &mut self,
+        count: u32,
+        target: &str,
+        call: impl Fn(u64) -> String + Send + Sync + 'static,
+        parked: &dyn Fn(u64) -> bool,
+    ) -> Result<Vec<u64>, Failure> {
+        let call = Arc::new(call);
+        let mut ids = Vec::new();
+        for _ in 0..count {
+            let call = call.clone();
+            let id = self.spawn(None, move |id| call(id))?;
+            self.settle(&[id], target, parked)?;
+            ids.push(id);
+        }
+        Ok(ids)
+    }
+
+    /// Sends `count` requests to `target` at the same moment and waits until each has
+    /// returned or is parked.
+    ///
+    /// Every request thread waits at a gate until all of them are ready, then they call
+    /// the code under test at the same instant: as much contention as threads can make,
+    /// so a race between "may I go?" and "I am going" shows up.
+    pub fn together(
+        &mut self,
+        count: u32,
+        target: &str,
+        call: impl Fn(u64) -> String + Send + Sync + 'static,
+        parked: &dyn Fn(u64) -> bool,
+    ) -> Result<Vec<u64>, Failure> {
+        let call = Arc::new(call);
+        let gate = Self::gate(count as usize);
+        let ids = (0..count)
+            .map(|_| {
+                let call = call.clone();
+                self.spawn(Some(gate.clone()), move |id| call(id))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        gate.wait();
+        self.settle(&ids, target, parked)?;
+        Ok(ids)
+    }
+
     /// Waits until each of `ids` has returned or is parked; `target` names where they
     /// were sent, for the stuck report.
     pub fn settle(

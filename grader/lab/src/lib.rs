@@ -14,6 +14,7 @@
 mod check;
 mod erased;
 pub mod schema;
+pub mod sends;
 pub mod words;
 
 use std::fmt::Debug;

@@ -26,6 +26,21 @@ pub(crate) fn files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// Every file under `out` that holds one of `needles`, or whose path does, with the needle.
+pub(crate) fn leaks(out: &Path, needles: &[String]) -> Vec<String> {
+    let mut leaks = Vec::new();
+    for f in files(out) {
+        let text =
+            String::from_utf8_lossy(&std::fs::read(out.join(&f)).expect("read")).into_owned();
+        for needle in needles {
+            if text.contains(needle.as_str()) || f.display().to_string().contains(needle.as_str()) {
+                leaks.push(format!("{}: {needle}", f.display()));
+            }
+        }
+    }
+    leaks
+}
+
 /// Releases the real kit's lab 4 into a new temporary folder.
 fn release() -> (tempfile::TempDir, PathBuf, std::process::Output) {
     let tmp = tempfile::tempdir().expect("a temporary folder");
@@ -219,16 +234,7 @@ fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
             }
         }
     }
-    let mut leaks = Vec::new();
-    for f in files(&out) {
-        let text =
-            String::from_utf8_lossy(&std::fs::read(out.join(&f)).expect("read")).into_owned();
-        for needle in &needles {
-            if text.contains(needle.as_str()) || f.display().to_string().contains(needle.as_str()) {
-                leaks.push(format!("{}: {needle}", f.display()));
-            }
-        }
-    }
+    let leaks = leaks(&out, &needles);
     assert!(
         leaks.is_empty(),
         "leaked into the student edition:\n{}",

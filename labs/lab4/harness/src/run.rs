@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::{Arc, Barrier};
+use std::sync::Arc;
 use std::time::Duration;
 
 use fixture_targets::{Activity, Behaviour, ScriptedTarget};
@@ -103,25 +103,14 @@ impl World {
                 Ok(Vec::new())
             }
             Action::Send { target, count } => {
-                let mut ids = Vec::new();
-                for _ in 0..*count {
-                    let id = self.spawn(target, None)?;
-                    self.settle(&[id], target)?;
-                    ids.push(id);
-                }
-                Ok(ids)
+                let held = |id| held_by(&self.targets, id);
+                let call = self.call(target);
+                self.requests.one_after_another(*count, target, call, &held)
             }
             Action::SendConcurrent { target, count } => {
-                // Every request thread waits at the gate until all of them are ready, then
-                // they call the relay at the same instant: as much contention as threads
-                // can make, so a race between "may I go?" and "I am going" shows up.
-                let gate = Requests::gate(*count as usize);
-                let ids = (0..*count)
-                    .map(|_| self.spawn(target, Some(gate.clone())))
-                    .collect::<Result<Vec<_>, _>>()?;
-                gate.wait();
-                self.settle(&ids, target)?;
-                Ok(ids)
+                let held = |id| held_by(&self.targets, id);
+                let call = self.call(target);
+                self.requests.together(*count, target, call, &held)
             }
             Action::Release {
                 target,
@@ -151,23 +140,17 @@ impl World {
             .ok_or_else(|| Failure::BadPlan(format!("no target named {name}")))
     }
 
-    /// Starts one request to `target` on its own thread; with a `gate`, the request waits
-    /// there until every request of its batch has started.
-    fn spawn(&mut self, target: &str, gate: Option<Arc<Barrier>>) -> Result<u64, Failure> {
+    /// What a request to `target` does: `Relay::handle`, its code in words.
+    fn call(&self, target: &str) -> impl Fn(u64) -> String + Send + Sync + 'static {
         let relay = self.relay.clone();
         let target = target.to_owned();
-        self.requests.spawn(gate, move |id| {
-            relay.handle(&Request::new(id, target)).as_str().to_owned()
-        })
+        move |id| relay.handle(&Request::new(id, &target)).as_str().to_owned()
     }
 
     /// Waits until each of `ids` has returned or is held by a target.
     fn settle(&self, ids: &[u64], target: &str) -> Result<(), Failure> {
-        self.requests.settle(ids, target, &|id| self.is_held(id))
-    }
-
-    fn is_held(&self, id: u64) -> bool {
-        self.targets.iter().any(|t| t.stats().held.contains(&id))
+        self.requests
+            .settle(ids, target, &|id| held_by(&self.targets, id))
     }
 
     /// The state of every target, and the transition records, after an action.
@@ -215,6 +198,11 @@ impl World {
     fn mark_panicked(&self) {
         self.requests.mark_panicked();
     }
+}
+
+/// Whether request `id` is held by one of `targets`.
+fn held_by(targets: &[Arc<ScriptedTarget>], id: u64) -> bool {
+    targets.iter().any(|t| t.stats().held.contains(&id))
 }
 
 fn parse_code(text: &str) -> Result<Code, Failure> {

@@ -2,9 +2,8 @@
 //! the lab (targets, codes, states), counts that add up, a `release` that has held calls
 //! to release, and concurrent sends that cannot depend on thread timing.
 
-use std::collections::{HashMap, HashSet};
-
 use grader_lab::Checker;
+use grader_lab::sends::Holds;
 use lab4_harness::wire::Settings;
 
 use crate::steps::{ANSWER_CODES, OUTCOMES, RELEASE_ANSWERS, SCRIPT_ANSWERS, STATES, Step};
@@ -42,8 +41,7 @@ pub fn expects_something(step: &Step) -> bool {
 pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
     let targets = c.targets();
     // Per target: is it scripted to hold right now, and may calls be held in it?
-    let mut holding: HashMap<String, bool> = HashMap::new();
-    let mut may_have_held: HashSet<String> = HashSet::new();
+    let mut holds = Holds::new();
     for (i, step) in steps.iter().enumerate() {
         let target = match step {
             Step::Script(x) => Some(&x.target),
@@ -61,7 +59,7 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
         match step {
             Step::Script(x) => {
                 if c.one_of(i, "answer", &x.answer, &SCRIPT_ANSWERS, "answer") {
-                    holding.insert(x.target.clone(), x.answer == "hold");
+                    holds.script(&x.target, x.answer == "hold");
                 }
             }
             Step::Send(x) => {
@@ -96,15 +94,13 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                         );
                     }
                 }
-                if holding.get(&x.target).copied().unwrap_or(false) {
-                    may_have_held.insert(x.target.clone());
-                }
+                holds.sent(&x.target);
             }
             Step::SendConcurrent(x) => {
                 if x.count == 0 {
                     c.problem(i, "count", "count must be at least 1", None);
                 }
-                if !holding.get(&x.target).copied().unwrap_or(false) {
+                if !holds.sent_together(&x.target) {
                     c.problem(
                         i,
                         "send_concurrent",
@@ -135,7 +131,6 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                         );
                     }
                 }
-                may_have_held.insert(x.target.clone());
             }
             Step::Release(x) => {
                 c.one_of(i, "answer", &x.answer, &RELEASE_ANSWERS, "answer");
@@ -150,7 +145,7 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                         None,
                     );
                 }
-                if !may_have_held.contains(&x.target) {
+                if !holds.can_release(&x.target) {
                     c.problem(
                         i,
                         "release",

@@ -2,7 +2,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::{Arc, Barrier};
+use std::sync::Arc;
 use std::time::Duration;
 
 use fixture_partners::ScriptedPartners;
@@ -110,25 +110,14 @@ impl Driver for World {
                 }
             }
             Action::Send { flow, count } => {
-                let mut ids = Vec::new();
-                for _ in 0..*count {
-                    let id = self.spawn(flow, None)?;
-                    self.settle(&[id], flow)?;
-                    ids.push(id);
-                }
-                Ok(ids)
+                let held = |id| self.partners.is_held(id);
+                let call = self.call(flow)?;
+                self.requests.one_after_another(*count, flow, call, &held)
             }
             Action::SendConcurrent { flow, count } => {
-                // Every message thread waits at the gate until all of them are ready, then
-                // they call the gateway at the same instant: as much contention as threads
-                // can make, so a race between "may I go?" and "I am going" shows up.
-                let gate = Requests::gate(*count as usize);
-                let ids = (0..*count)
-                    .map(|_| self.spawn(flow, Some(gate.clone())))
-                    .collect::<Result<Vec<_>, _>>()?;
-                gate.wait();
-                self.settle(&ids, flow)?;
-                Ok(ids)
+                let held = |id| self.partners.is_held(id);
+                let call = self.call(flow)?;
+                self.requests.together(*count, flow, call, &held)
             }
             Action::Release {
                 flow,
@@ -196,14 +185,11 @@ impl World {
             .ok_or_else(|| Failure::BadPlan(format!("no flow named {name}")))
     }
 
-    /// Starts one message on `flow` on its own thread; with a `gate`, the message waits
-    /// there until every message of its batch has started.
-    fn spawn(&mut self, flow: &str, gate: Option<Arc<Barrier>>) -> Result<u64, Failure> {
+    /// What a message on `flow` does: `Gateway::send`, its outcome in words.
+    fn call(&self, flow: &str) -> Result<impl Fn(u64) -> String + Send + Sync + 'static, Failure> {
         let flow = self.flow(flow)?;
         let gateway = self.gateway.clone();
-        self.requests.spawn(gate, move |id| {
-            gateway.send(&Message::new(id, flow)).to_string()
-        })
+        Ok(move |id| gateway.send(&Message::new(id, flow.clone())).to_string())
     }
 
     /// Waits until each of `ids` has returned or is held by a partner's endpoint.

@@ -1,8 +1,6 @@
 //! Lab 5's expectations against what its harness observed after each step.
 
-use std::collections::BTreeMap;
-
-use grader_lab::{Difference, Snapshot, StepRecord, counts};
+use grader_lab::{Difference, Snapshot, StepRecord, sends};
 use lab5_harness::wire::Observation;
 
 use crate::steps::Step;
@@ -21,35 +19,10 @@ fn check(step: &Step, r: &StepRecord<Observation>) -> Option<(String, String)> {
                 (None, Some(each)) => each.clone(),
                 (None, None) => return None,
             };
-            (want != outcomes).then(|| (list(&want), list(&outcomes)))
+            sends::expect_each(&want, &outcomes)
         }
-        Step::SendConcurrent(x) => {
-            let want: BTreeMap<String, u32> = x
-                .expect
-                .as_ref()?
-                .iter()
-                .filter(|(_, n)| **n > 0)
-                .map(|(k, v)| (k.clone(), *v))
-                .collect();
-            let mut got: BTreeMap<String, u32> = BTreeMap::new();
-            for o in outcomes {
-                *got.entry(o).or_default() += 1;
-            }
-            (want != got).then(|| (counts(&want), counts(&got)))
-        }
-        Step::Release(x) => {
-            if let Some(n) = x.count {
-                if outcomes.len() != n as usize {
-                    let calls = if n == 1 { "call" } else { "calls" };
-                    return Some((
-                        format!("{n} held {calls} to release"),
-                        format!("{} held", outcomes.len()),
-                    ));
-                }
-            }
-            let want = vec![x.expect.clone()?; outcomes.len()];
-            (want != outcomes).then(|| (list(&want), list(&outcomes)))
-        }
+        Step::SendConcurrent(x) => sends::expect_counts(x.expect.as_ref()?, &outcomes),
+        Step::Release(x) => sends::expect_released(x.count, x.expect.as_deref(), &outcomes),
         Step::Expect(x) => {
             let f = r.observation.flows.iter().find(|f| f.name == x.flow)?;
             if let Some(state) = &x.state {
@@ -120,14 +93,6 @@ pub fn snapshot(o: &Observation) -> Snapshot {
             })
             .collect(),
         records: o.journal.clone(),
-    }
-}
-
-fn list(outcomes: &[String]) -> String {
-    if outcomes.is_empty() {
-        "nothing".to_owned()
-    } else {
-        outcomes.join(", ")
     }
 }
 

@@ -3,8 +3,9 @@
 //! held calls to release, concurrent sends that cannot depend on thread timing, and
 //! records and alerts written the way the gateway prints them.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 
+use grader_lab::sends::Holds;
 use grader_lab::{Checker, did_you_mean};
 use lab5_harness::wire::Settings;
 
@@ -58,8 +59,7 @@ pub fn expects_something(step: &Step) -> bool {
 pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
     let flows = c.targets();
     // Per flow: is its endpoint scripted to hold right now, and may calls be held in it?
-    let mut holding: HashMap<String, bool> = HashMap::new();
-    let mut may_have_held: HashSet<String> = HashSet::new();
+    let mut holds = Holds::new();
     for (i, step) in steps.iter().enumerate() {
         if let Some(flow) = step.flow() {
             if !c.one_of(i, "flow", flow, &flows, "flow") {
@@ -69,7 +69,7 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
         match step {
             Step::Script(x) => {
                 if word(c, i, "answer", &x.answer, &SCRIPT_WORDS, "answer") {
-                    holding.insert(x.flow.clone(), x.answer == "hold");
+                    holds.script(&x.flow, x.answer == "hold");
                 }
             }
             Step::Send(x) => {
@@ -100,15 +100,13 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                         );
                     }
                 }
-                if holding.get(&x.flow).copied().unwrap_or(false) {
-                    may_have_held.insert(x.flow.clone());
-                }
+                holds.sent(&x.flow);
             }
             Step::SendConcurrent(x) => {
                 if x.count == 0 {
                     c.problem(i, "count", "count must be at least 1", None);
                 }
-                if !holding.get(&x.flow).copied().unwrap_or(false) {
+                if !holds.sent_together(&x.flow) {
                     c.problem(
                         i,
                         "send_concurrent",
@@ -125,7 +123,6 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                 if let Some(expect) = &x.expect {
                     concurrent_expect(c, i, expect, x.count);
                 }
-                may_have_held.insert(x.flow.clone());
             }
             Step::Release(x) => {
                 word(c, i, "answer", &x.answer, &RELEASE_WORDS, "answer");
@@ -136,7 +133,7 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                     let message = "count must be at least 1 (leave it out to release all)";
                     c.problem(i, "count", message, None);
                 }
-                if !may_have_held.contains(&x.flow) {
+                if !holds.can_release(&x.flow) {
                     c.problem(
                         i,
                         "release",

@@ -1,0 +1,163 @@
+//! What labs whose scenarios send requests to scripted mocks share: judging the outcomes
+//! of `send`, `send_concurrent` and `release` steps, and knowing, while checking a
+//! scenario's steps in order, whether a mock holds calls and whether calls can be held in
+//! it. The words of the messages stay each lab's own.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use crate::counts;
+
+/// Requests sent one after the other: each must end with `want`'s outcome at its place.
+/// Returns (expected, observed) in words when they differ.
+pub fn expect_each(want: &[String], got: &[String]) -> Option<(String, String)> {
+    (want != got).then(|| (list(want), list(got)))
+}
+
+/// Requests sent at the same moment: how many must end with each outcome, in any order
+/// (outcomes expected 0 times may be listed). Returns (expected, observed) in words when
+/// they differ.
+pub fn expect_counts(want: &BTreeMap<String, u32>, got: &[String]) -> Option<(String, String)> {
+    let want: BTreeMap<String, u32> = want
+        .iter()
+        .filter(|(_, n)| **n > 0)
+        .map(|(k, v)| (k.clone(), *v))
+        .collect();
+    let mut tally: BTreeMap<String, u32> = BTreeMap::new();
+    for outcome in got {
+        *tally.entry(outcome.clone()).or_default() += 1;
+    }
+    (want != tally).then(|| (counts(&want), counts(&tally)))
+}
+
+/// Held calls released: exactly `count` of them when given, each ending with `expect`
+/// when given. Returns (expected, observed) in words at the first difference.
+pub fn expect_released(
+    count: Option<u32>,
+    expect: Option<&str>,
+    got: &[String],
+) -> Option<(String, String)> {
+    if let Some(n) = count {
+        if got.len() != n as usize {
+            return Some((
+                format!("{n} held call{} to release", if n == 1 { "" } else { "s" }),
+                format!("{} held", got.len()),
+            ));
+        }
+    }
+    let want = vec![expect?.to_owned(); got.len()];
+    expect_each(&want, got)
+}
+
+fn list(outcomes: &[String]) -> String {
+    if outcomes.is_empty() {
+        "nothing".to_owned()
+    } else {
+        outcomes.join(", ")
+    }
+}
+
+/// While a scenario's steps are checked in order: which mocks hold calls right now, and
+/// in which calls may be held, so that a concurrent send to a mock that answers at once
+/// (whose outcomes would depend on thread timing) and a release with nothing to release
+/// are refused.
+#[derive(Debug, Default)]
+pub struct Holds {
+    holding: HashMap<String, bool>,
+    may_have_held: HashSet<String>,
+}
+
+impl Holds {
+    /// Nothing holds calls yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// `target` was scripted; `hold` says whether to hold calls.
+    pub fn script(&mut self, target: &str, hold: bool) {
+        self.holding.insert(target.to_owned(), hold);
+    }
+
+    /// Requests were sent to `target` one after the other.
+    pub fn sent(&mut self, target: &str) {
+        if self.holds(target) {
+            self.may_have_held.insert(target.to_owned());
+        }
+    }
+
+    /// Requests were sent to `target` at the same moment; returns whether it holds calls,
+    /// as it must.
+    pub fn sent_together(&mut self, target: &str) -> bool {
+        self.may_have_held.insert(target.to_owned());
+        self.holds(target)
+    }
+
+    /// Whether calls to `target` can be held at this point, for a release.
+    pub fn can_release(&self, target: &str) -> bool {
+        self.may_have_held.contains(target)
+    }
+
+    fn holds(&self, target: &str) -> bool {
+        self.holding.get(target).copied().unwrap_or(false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn outcomes_are_compared_in_order_or_counted() {
+        assert_eq!(expect_each(&words(&["OK"]), &words(&["OK"])), None);
+        assert_eq!(
+            expect_each(&words(&["OK", "E904"]), &words(&["OK", "E500"])),
+            Some(("OK, E904".into(), "OK, E500".into()))
+        );
+        let want = BTreeMap::from([("held".into(), 1), ("E904".into(), 2), ("E905".into(), 0)]);
+        assert_eq!(
+            expect_counts(&want, &words(&["E904", "held", "E904"])),
+            None
+        );
+        assert_eq!(
+            expect_counts(&want, &words(&["held", "held", "E904"])),
+            Some(("2x E904, 1x held".into(), "1x E904, 2x held".into()))
+        );
+    }
+
+    #[test]
+    fn a_release_counts_its_calls_before_their_outcomes() {
+        assert_eq!(
+            expect_released(Some(2), Some("OK"), &words(&["OK"])),
+            Some(("2 held calls to release".into(), "1 held".into()))
+        );
+        assert_eq!(
+            expect_released(None, Some("OK"), &words(&["OK", "OK"])),
+            None
+        );
+        assert_eq!(expect_released(Some(1), None, &words(&["E500"])), None);
+        assert_eq!(
+            expect_released(None, Some("OK"), &[]),
+            None,
+            "nothing released, nothing to compare"
+        );
+    }
+
+    #[test]
+    fn calls_can_be_held_only_after_a_hold_and_a_send() {
+        let mut holds = Holds::new();
+        assert!(!holds.sent_together("a"));
+        holds.script("b", true);
+        assert!(!holds.can_release("b"));
+        holds.sent("b");
+        assert!(holds.can_release("b"));
+        holds.script("c", false);
+        holds.sent("c");
+        assert!(!holds.can_release("c"));
+        holds.script("c", true);
+        assert!(holds.sent_together("c"));
+        assert!(holds.can_release("c"));
+    }
+}
