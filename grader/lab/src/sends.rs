@@ -7,6 +7,80 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::counts;
 
+/// How a lab words what its requests are and where a held one waits.
+#[derive(Clone, Copy, Debug)]
+pub struct Nouns {
+    /// One request: `request`, `message`.
+    pub request: &'static str,
+    /// Where a held request waits: `the target`, `the partner`.
+    pub mock: &'static str,
+}
+
+/// A `send` step's expectation against the outcomes observed: `expect` for each of
+/// `count` requests (default 1), or `each` (its `expect_each`) in order; nothing when
+/// neither is given.
+pub fn expect_sent(
+    count: Option<u32>,
+    expect: Option<&str>,
+    each: Option<&[String]>,
+    got: &[String],
+) -> Option<(String, String)> {
+    let want: Vec<String> = match (expect, each) {
+        (Some(outcome), _) => vec![outcome.to_owned(); count.unwrap_or(1) as usize],
+        (None, Some(each)) => each.to_vec(),
+        (None, None) => return None,
+    };
+    expect_each(&want, got)
+}
+
+/// A `send` step's expectation in words: `it must end with OK`.
+pub fn sent_words(
+    nouns: Nouns,
+    count: Option<u32>,
+    expect: Option<&str>,
+    each: Option<&[String]>,
+) -> Option<String> {
+    let outcome = |o: &str| match o {
+        "held" => format!("wait inside {} (held)", nouns.mock),
+        o => format!("end with {o}"),
+    };
+    match (expect, each) {
+        (Some(o), _) if count.unwrap_or(1) == 1 => Some(format!("it must {}", outcome(o))),
+        (Some(o), _) => Some(format!("each must {}", outcome(o))),
+        (None, Some(each)) => Some(format!("in order, they must end with: {}", each.join(", "))),
+        (None, None) => None,
+    }
+}
+
+/// A `send_concurrent` step's expectation in words: `exactly 1 held in core_banking and
+/// 9 E904, in any order`.
+pub fn together_words(target: &str, expect: &BTreeMap<String, u32>) -> String {
+    let parts: Vec<String> = expect
+        .iter()
+        .filter(|(_, n)| **n > 0)
+        .map(|(o, n)| match o.as_str() {
+            "held" => format!("{n} held in {target}"),
+            o => format!("{n} {o}"),
+        })
+        .collect();
+    format!("exactly {}, in any order", parts.join(" and "))
+}
+
+/// A `release` step's expectation in words, or `None` when it expects nothing.
+pub fn released_words(nouns: Nouns, count: Option<u32>, expect: Option<&str>) -> Option<String> {
+    let mut parts = Vec::new();
+    if let Some(n) = count {
+        parts.push(format!(
+            "{n} call{} must be held",
+            if n == 1 { "" } else { "s" }
+        ));
+    }
+    if let Some(o) = expect {
+        parts.push(format!("each released {} must end with {o}", nouns.request));
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
 /// Requests sent one after the other: each must end with `want`'s outcome at its place.
 /// Returns (expected, observed) in words when they differ.
 pub fn expect_each(want: &[String], got: &[String]) -> Option<(String, String)> {

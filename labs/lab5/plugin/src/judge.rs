@@ -14,12 +14,8 @@ fn check(step: &Step, r: &StepRecord<Observation>) -> Option<(String, String)> {
     let outcomes: Vec<String> = r.requests.iter().map(|q| q.outcome.clone()).collect();
     match step {
         Step::Send(x) => {
-            let want: Vec<String> = match (&x.expect, &x.expect_each) {
-                (Some(outcome), _) => vec![outcome.clone(); x.count.unwrap_or(1) as usize],
-                (None, Some(each)) => each.clone(),
-                (None, None) => return None,
-            };
-            sends::expect_each(&want, &outcomes)
+            let each = x.expect_each.as_deref();
+            sends::expect_sent(x.count, x.expect.as_deref(), each, &outcomes)
         }
         Step::SendConcurrent(x) => sends::expect_counts(x.expect.as_ref()?, &outcomes),
         Step::Release(x) => sends::expect_released(x.count, x.expect.as_deref(), &outcomes),

@@ -1,9 +1,16 @@
 //! Lab 5's steps and settings in words, for reports and `grader explain`.
 
 use grader_lab::duration;
+use grader_lab::sends::{self, Nouns};
 use lab5_harness::wire::Settings;
 
 use crate::steps::Step;
+
+/// What this lab's requests are, and where a held one waits.
+const NOUNS: Nouns = Nouns {
+    request: "message",
+    mock: "the partner",
+};
 
 /// A step in words: `send 3 messages on acme/ORDERS, one after the other`.
 pub fn describe(step: &Step) -> String {
@@ -46,43 +53,16 @@ pub fn describe(step: &Step) -> String {
 
 /// What a step expects, in words, or `None` for a step that expects nothing.
 pub fn expectation(step: &Step) -> Option<String> {
-    let outcome = |o: &str| match o {
-        "held" => "wait inside the partner (held)".to_owned(),
-        o => format!("end with {o}"),
-    };
     match step {
-        Step::Send(x) => match (&x.expect, &x.expect_each) {
-            (Some(o), _) if x.count.unwrap_or(1) == 1 => Some(format!("it must {}", outcome(o))),
-            (Some(o), _) => Some(format!("each must {}", outcome(o))),
-            (None, Some(each)) => {
-                Some(format!("in order, they must end with: {}", each.join(", ")))
-            }
-            (None, None) => None,
-        },
-        Step::SendConcurrent(x) => x.expect.as_ref().map(|m| {
-            let parts: Vec<String> = m
-                .iter()
-                .filter(|(_, n)| **n > 0)
-                .map(|(o, n)| match o.as_str() {
-                    "held" => format!("{n} held at {}", x.flow),
-                    o => format!("{n} {o}"),
-                })
-                .collect();
-            format!("exactly {}, in any order", parts.join(" and "))
-        }),
-        Step::Release(x) => {
-            let mut parts = Vec::new();
-            if let Some(n) = x.count {
-                parts.push(format!(
-                    "{n} call{} must be held",
-                    if n == 1 { "" } else { "s" }
-                ));
-            }
-            if let Some(o) = &x.expect {
-                parts.push(format!("each released message must end with {o}"));
-            }
-            (!parts.is_empty()).then(|| parts.join("; "))
+        Step::Send(x) => {
+            let each = x.expect_each.as_deref();
+            sends::sent_words(NOUNS, x.count, x.expect.as_deref(), each)
         }
+        Step::SendConcurrent(x) => {
+            let expect = x.expect.as_ref()?;
+            Some(sends::together_words(&x.flow, expect))
+        }
+        Step::Release(x) => sends::released_words(NOUNS, x.count, x.expect.as_deref()),
         Step::Expect(x) => {
             let mut parts = Vec::new();
             if let Some(state) = &x.state {
