@@ -22,7 +22,7 @@ use std::fmt::Debug;
 pub use check::{Checker, Problem};
 pub use erased::{AnyStep, DynPlugin};
 pub use grader_protocol::{RequestOutcome, StepRecord};
-pub use words::{clock, counts, did_you_mean, duration, unknown_word};
+pub use words::{clock, counts, did_you_mean, duration, quantity, unknown_word};
 
 use schemars::JsonSchema;
 use serde::Serialize;

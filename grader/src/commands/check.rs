@@ -24,12 +24,16 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
         // A report written to a file has no colour, whatever standard output is.
         colored::control::set_override(false);
     }
+    if let Some(output) = &args.output {
+        writable_place(output)?;
+    }
     let lab = ctx.lab(&args.lab)?;
     let opts = run_options(&lab, &args.run, args.verbose)?;
     let render = Render {
         format: args.format,
         hints: !args.no_hints,
         verbose: args.verbose,
+        reference: args.solution,
     };
     let Some(dir) = &args.submission else {
         let selection = super::with_limits(grade::select(&lab, false, &args.scenarios)?, &args.run);
@@ -103,6 +107,31 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
     }
 }
 
+/// Refuses, before any grading, a report file that could not be written: one in a folder
+/// that does not exist, or a path that is a folder.
+fn writable_place(output: &Path) -> Result<(), Error> {
+    let folder = match output.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if !folder.is_dir() {
+        return Err(Error::Usage(format!(
+            "cannot write the report to {}: the folder {} does not exist\n  help: create it first (mkdir -p {}), or give -o a path in an existing folder",
+            output.display(),
+            folder.display(),
+            folder.display()
+        )));
+    }
+    if output.is_dir() {
+        return Err(Error::Usage(format!(
+            "cannot write the report to {}: it is a folder\n  help: give -o the path of a file, such as {}",
+            output.display(),
+            output.join("report.json").display()
+        )));
+    }
+    Ok(())
+}
+
 /// The exit status of a graded report.
 fn status(report: &Report) -> u8 {
     if report.all_passed() {
@@ -143,6 +172,8 @@ pub struct Render {
     pub hints: bool,
     /// Whole timelines and backtraces in the human format.
     pub verbose: bool,
+    /// The crate graded is the lab's reference solution.
+    pub reference: bool,
 }
 
 impl Render {
@@ -161,6 +192,7 @@ impl Render {
                     hints: self.hints,
                     verbose: self.verbose,
                     failures_first: false,
+                    reference: self.reference,
                 };
                 report::human::write(report, lab, opts, &mut buf)
             }

@@ -222,6 +222,12 @@ impl Lab {
         self.dir.join("hidden")
     }
 
+    /// The folder of correct solutions written differently from the reference (present
+    /// only in the instructors' edition).
+    pub fn alternatives_dir(&self) -> PathBuf {
+        self.dir.join("alternatives")
+    }
+
     /// The lab's target names, in its order.
     pub fn target_names(&self) -> Vec<String> {
         self.manifest

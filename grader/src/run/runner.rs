@@ -35,6 +35,10 @@ pub enum Ending {
     TimedOut,
 }
 
+/// The least memory limit a scenario's process may be given, in megabytes: below it the
+/// harness itself cannot start its request threads, and correct code fails.
+pub const MIN_MEMORY_MB: u64 = 64;
+
 /// Kernel limits on the child process (`setrlimit(2)`), inherited by anything it starts.
 /// `None` leaves the limit as the grader's own.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -21,8 +21,8 @@ pub fn explain(lab: &Lab, s: &Scenario) -> String {
     let _ = writeln!(out, "{}: {}", s.name, s.title);
     let _ = writeln!(
         out,
-        "category: {category}; {} points; {visibility}",
-        s.points
+        "category: {category}; {}; {visibility}",
+        grader_lab::quantity(s.points, "point")
     );
     let _ = writeln!(out, "file: {}", s.path.display());
     if !s.description.is_empty() {

@@ -4,6 +4,8 @@
 pub mod explain;
 pub mod load;
 pub mod model;
+pub mod names;
+pub mod recover;
 pub mod schema;
 pub mod settings;
 pub mod validate;

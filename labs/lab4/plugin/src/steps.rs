@@ -27,6 +27,18 @@ pub const ANSWER_CODES: [&str; 5] = ["OK", "B201", "E500", "E901", "E902"];
 /// Breaker states.
 pub const STATES: [&str; 3] = ["CLOSED", "OPEN", "HALF_OPEN"];
 
+/// The most requests one `send` or `release` step may concern: a scenario is a short
+/// story, and each request costs the harness real time.
+pub const MAX_REQUESTS: u32 = 1000;
+/// The most requests one `send_concurrent` step may start at once: each is a thread of
+/// the scenario's process.
+pub const MAX_CONCURRENT_REQUESTS: u32 = 100;
+/// The most one `advance` step may move the fake clock: one day.
+pub const MAX_ADVANCE_MS: u64 = 86_400_000;
+/// The furthest the fake clock may get in one scenario: a year, well within what the
+/// harness's clock holds.
+pub const MAX_CLOCK_MS: u64 = 365 * MAX_ADVANCE_MS;
+
 /// One step of a scenario.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
@@ -66,8 +78,8 @@ pub struct SendStep {
     /// The target.
     #[schemars(with = "TargetName")]
     pub target: String,
-    /// How many requests, one after the other (default 1).
-    #[schemars(range(min = 1))]
+    /// How many requests, one after the other (default 1; at most 1000).
+    #[schemars(range(min = 1, max = MAX_REQUESTS))]
     pub count: Option<u32>,
     /// The code every one of them must end with (`held` for one waiting in the target).
     #[schemars(with = "Option<Outcome>")]
@@ -84,8 +96,8 @@ pub struct SendConcurrentStep {
     /// The target.
     #[schemars(with = "TargetName")]
     pub target: String,
-    /// How many requests at once.
-    #[schemars(range(min = 1))]
+    /// How many requests at once (at most 100: each is a thread).
+    #[schemars(range(min = 1, max = MAX_CONCURRENT_REQUESTS))]
     pub count: u32,
     /// How many must end with each code (`held`: waiting in the target); adds up to `count`.
     #[schemars(with = "Option<BTreeMap<Outcome, u32>>")]
@@ -99,8 +111,8 @@ pub struct ReleaseStep {
     /// The target whose held calls to release.
     #[schemars(with = "TargetName")]
     pub target: String,
-    /// How many, oldest first; all of them when left out.
-    #[schemars(range(min = 1))]
+    /// How many, oldest first; all of them when left out (at most 1000).
+    #[schemars(range(min = 1, max = MAX_REQUESTS))]
     pub count: Option<u32>,
     /// What the released calls answer: `OK`, `B201`, `E500`, `E901` or `E902`.
     #[schemars(with = "ReleaseAnswer")]
@@ -114,8 +126,9 @@ pub struct ReleaseStep {
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AdvanceStep {
-    /// Milliseconds of fake time.
-    #[schemars(range(min = 1))]
+    /// Milliseconds of fake time: at least 1, at most a day (86400000); a scenario's
+    /// clock goes no further than a year.
+    #[schemars(range(min = 1, max = MAX_ADVANCE_MS))]
     pub ms: u64,
 }
 

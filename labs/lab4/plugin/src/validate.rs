@@ -2,11 +2,27 @@
 //! the lab (targets, codes, states), counts that add up, a `release` that has held calls
 //! to release, and concurrent sends that cannot depend on thread timing.
 
-use grader_lab::Checker;
 use grader_lab::sends::Holds;
+use grader_lab::{Checker, quantity};
 use lab4_harness::wire::Settings;
 
-use crate::steps::{ANSWER_CODES, OUTCOMES, RELEASE_ANSWERS, SCRIPT_ANSWERS, STATES, Step};
+use crate::steps::{
+    ANSWER_CODES, MAX_ADVANCE_MS, MAX_CLOCK_MS, MAX_CONCURRENT_REQUESTS, MAX_REQUESTS, OUTCOMES,
+    RELEASE_ANSWERS, SCRIPT_ANSWERS, STATES, Step,
+};
+
+/// Notes a problem when `count` is more than `max`; `limit` says what one step may do:
+/// "send at most 1000 requests".
+fn at_most(c: &mut Checker<'_>, i: usize, count: u64, max: u64, limit: &str) {
+    if count > max {
+        c.problem(
+            i,
+            "count",
+            format!("count is {count}, but one step may {limit}"),
+            Some(format!("use several steps of {max} or fewer")),
+        );
+    }
+}
 
 /// Problems with one target's settings, as (field, message).
 pub fn settings(s: &Settings) -> Vec<(&'static str, String)> {
@@ -42,6 +58,7 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
     let targets = c.targets();
     // Per target: is it scripted to hold right now, and may calls be held in it?
     let mut holds = Holds::new();
+    let mut clock_ms: u64 = 0;
     for (i, step) in steps.iter().enumerate() {
         let target = match step {
             Step::Script(x) => Some(&x.target),
@@ -51,14 +68,12 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
             Step::Expect(x) => Some(&x.target),
             Step::Advance(_) | Step::ExpectTransitions(_) => None,
         };
-        if let Some(t) = target {
-            if !c.target(i, t) {
-                continue;
-            }
-        }
+        // A step with an unknown target is still checked for everything else, but what
+        // it does to targets is not followed.
+        let known = target.is_none_or(|t| c.target(i, t));
         match step {
             Step::Script(x) => {
-                if c.one_of(i, "answer", &x.answer, &SCRIPT_ANSWERS, "answer") {
+                if c.one_of(i, "answer", &x.answer, &SCRIPT_ANSWERS, "answer") && known {
                     holds.script(&x.target, x.answer == "hold");
                 }
             }
@@ -67,6 +82,13 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                 if count == 0 {
                     c.problem(i, "count", "count must be at least 1", None);
                 }
+                at_most(
+                    c,
+                    i,
+                    count.into(),
+                    MAX_REQUESTS.into(),
+                    &format!("send at most {MAX_REQUESTS} requests"),
+                );
                 if x.expect.is_some() && x.expect_each.is_some() {
                     c.problem(
                         i,
@@ -87,8 +109,9 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                             i,
                             "expect_each",
                             format!(
-                                "expect_each lists {} outcomes for {count} requests",
-                                each.len()
+                                "expect_each lists {} for {}",
+                                quantity(each.len() as u64, "outcome"),
+                                quantity(count, "request")
                             ),
                             Some("give one outcome per request, or set `count` to match".into()),
                         );
@@ -100,7 +123,17 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                 if x.count == 0 {
                     c.problem(i, "count", "count must be at least 1", None);
                 }
-                if !holds.sent_together(&x.target) {
+                at_most(
+                    c,
+                    i,
+                    x.count.into(),
+                    MAX_CONCURRENT_REQUESTS.into(),
+                    &format!(
+                        "start at most {MAX_CONCURRENT_REQUESTS} requests at once (each is a thread)"
+                    ),
+                );
+                let holding = holds.sent_together(&x.target);
+                if known && c.complete() && !holding {
                     c.problem(
                         i,
                         "send_concurrent",
@@ -118,14 +151,15 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                     for code in expect.keys() {
                         c.one_of(i, code, code, &OUTCOMES, "outcome");
                     }
-                    let sum: u32 = expect.values().sum();
-                    if sum != x.count {
+                    let sum: u64 = expect.values().map(|&n| u64::from(n)).sum();
+                    if sum != u64::from(x.count) {
                         c.problem(
                             i,
                             "expect",
                             format!(
-                                "expected outcomes add up to {sum}, but {} requests are sent",
-                                x.count
+                                "expected outcomes add up to {sum}, but {} {} sent",
+                                quantity(x.count, "request"),
+                                if x.count == 1 { "is" } else { "are" }
                             ),
                             None,
                         );
@@ -145,7 +179,16 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                         None,
                     );
                 }
-                if !holds.can_release(&x.target) {
+                if let Some(count) = x.count {
+                    at_most(
+                        c,
+                        i,
+                        count.into(),
+                        MAX_REQUESTS.into(),
+                        &format!("release at most {MAX_REQUESTS} requests"),
+                    );
+                }
+                if known && c.complete() && !holds.can_release(&x.target) {
                     c.problem(
                         i,
                         "release",
@@ -163,6 +206,29 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
             Step::Advance(x) => {
                 if x.ms == 0 {
                     c.problem(i, "ms", "advancing by 0 ms does nothing", None);
+                } else if x.ms > MAX_ADVANCE_MS {
+                    c.problem(
+                        i,
+                        "ms",
+                        format!(
+                            "advancing by {} ms is more than a day ({MAX_ADVANCE_MS} ms), the most one step may",
+                            x.ms
+                        ),
+                        Some("advance in several steps, or by less: no rule of the lab needs more".into()),
+                    );
+                } else {
+                    let before = clock_ms;
+                    clock_ms = clock_ms.saturating_add(x.ms);
+                    if before <= MAX_CLOCK_MS && clock_ms > MAX_CLOCK_MS {
+                        c.problem(
+                            i,
+                            "ms",
+                            format!(
+                                "this takes the fake clock past a year ({MAX_CLOCK_MS} ms), the furthest a scenario may go"
+                            ),
+                            None,
+                        );
+                    }
                 }
             }
             Step::Expect(x) => {
