@@ -13,6 +13,7 @@
 
 mod check;
 mod erased;
+pub mod limits;
 pub mod schema;
 pub mod sends;
 pub mod words;

@@ -24,14 +24,23 @@ fn the_shipped_kit_is_valid() {
     ");
 }
 
+/// Lab 4's bad scenario files, outside any lab folder.
+const BAD_SCENARIOS: &str = "grader/tests/cli/bad_scenarios";
+
+/// A scratch kit whose only lab is lab 4, with the bad scenario files: there, a file
+/// outside any lab folder can only be lab 4's.
+fn lab4_only_kit() -> tempfile::TempDir {
+    scratch_kit(&["Cargo.toml", "labs/lab4", BAD_SCENARIOS])
+}
+
 /// Each file in `bad_scenarios/` holds one kind of mistake; each gets its own snapshot,
 /// named after the file, of exactly what `grader validate FILE` prints. The files are lab
 /// 4's, outside any lab folder: they are validated in a scratch kit whose only lab is lab
 /// 4, where such a file can only be lab 4's.
 #[test]
 fn each_kind_of_mistake_is_reported_where_it_is() {
-    let dir = Path::new("grader/tests/cli/bad_scenarios");
-    let scratch = scratch_kit(&["Cargo.toml", "labs/lab4", "grader/tests/cli/bad_scenarios"]);
+    let dir = Path::new(BAD_SCENARIOS);
+    let scratch = lab4_only_kit();
     let mut files: Vec<_> = std::fs::read_dir(kit().join(dir))
         .expect("the bad_scenarios folder")
         .flatten()
@@ -369,11 +378,11 @@ fn a_lab_named_differently_from_its_folder() {
 /// hide the mistakes after them.
 #[test]
 fn every_mistake_of_a_file_is_reported_in_one_run() {
+    let scratch = lab4_only_kit();
     let output = grader()
-        .args([
-            "validate",
-            "grader/tests/cli/bad_scenarios/many_mistakes.json",
-        ])
+        .current_dir(scratch.path())
+        .arg("validate")
+        .arg(Path::new(BAD_SCENARIOS).join("many_mistakes.json"))
         .output()
         .expect("run the grader");
     assert_eq!(output.status.code(), Some(2));

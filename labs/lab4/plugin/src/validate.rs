@@ -2,27 +2,12 @@
 //! the lab (targets, codes, states), counts that add up, a `release` that has held calls
 //! to release, and concurrent sends that cannot depend on thread timing.
 
+use grader_lab::limits::{MAX_CONCURRENT_REQUESTS, MAX_REQUESTS};
 use grader_lab::sends::Holds;
 use grader_lab::{Checker, quantity};
 use lab4_harness::wire::Settings;
 
-use crate::steps::{
-    ANSWER_CODES, MAX_ADVANCE_MS, MAX_CLOCK_MS, MAX_CONCURRENT_REQUESTS, MAX_REQUESTS, OUTCOMES,
-    RELEASE_ANSWERS, SCRIPT_ANSWERS, STATES, Step,
-};
-
-/// Notes a problem when `count` is more than `max`; `limit` says what one step may do:
-/// "send at most 1000 requests".
-fn at_most(c: &mut Checker<'_>, i: usize, count: u64, max: u64, limit: &str) {
-    if count > max {
-        c.problem(
-            i,
-            "count",
-            format!("count is {count}, but one step may {limit}"),
-            Some(format!("use several steps of {max} or fewer")),
-        );
-    }
-}
+use crate::steps::{ANSWER_CODES, OUTCOMES, RELEASE_ANSWERS, SCRIPT_ANSWERS, STATES, Step};
 
 /// Problems with one target's settings, as (field, message).
 pub fn settings(s: &Settings) -> Vec<(&'static str, String)> {
@@ -58,7 +43,6 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
     let targets = c.targets();
     // Per target: is it scripted to hold right now, and may calls be held in it?
     let mut holds = Holds::new();
-    let mut clock_ms: u64 = 0;
     for (i, step) in steps.iter().enumerate() {
         let target = match step {
             Step::Script(x) => Some(&x.target),
@@ -82,8 +66,7 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                 if count == 0 {
                     c.problem(i, "count", "count must be at least 1", None);
                 }
-                at_most(
-                    c,
+                c.at_most(
                     i,
                     count.into(),
                     MAX_REQUESTS.into(),
@@ -123,8 +106,7 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                 if x.count == 0 {
                     c.problem(i, "count", "count must be at least 1", None);
                 }
-                at_most(
-                    c,
+                c.at_most(
                     i,
                     x.count.into(),
                     MAX_CONCURRENT_REQUESTS.into(),
@@ -180,8 +162,7 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                     );
                 }
                 if let Some(count) = x.count {
-                    at_most(
-                        c,
+                    c.at_most(
                         i,
                         count.into(),
                         MAX_REQUESTS.into(),
@@ -203,34 +184,7 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                     );
                 }
             }
-            Step::Advance(x) => {
-                if x.ms == 0 {
-                    c.problem(i, "ms", "advancing by 0 ms does nothing", None);
-                } else if x.ms > MAX_ADVANCE_MS {
-                    c.problem(
-                        i,
-                        "ms",
-                        format!(
-                            "advancing by {} ms is more than a day ({MAX_ADVANCE_MS} ms), the most one step may",
-                            x.ms
-                        ),
-                        Some("advance in several steps, or by less: no rule of the lab needs more".into()),
-                    );
-                } else {
-                    let before = clock_ms;
-                    clock_ms = clock_ms.saturating_add(x.ms);
-                    if before <= MAX_CLOCK_MS && clock_ms > MAX_CLOCK_MS {
-                        c.problem(
-                            i,
-                            "ms",
-                            format!(
-                                "this takes the fake clock past a year ({MAX_CLOCK_MS} ms), the furthest a scenario may go"
-                            ),
-                            None,
-                        );
-                    }
-                }
-            }
+            Step::Advance(x) => c.advance(i, x.ms),
             Step::Expect(x) => {
                 if let Some(state) = &x.state {
                     c.one_of(i, "state", state, &STATES, "state");
