@@ -124,11 +124,13 @@ fn the_untouched_skeleton_gets_zero_and_starts_at_gateway_new() {
 #[test]
 fn the_audit_catches_every_mutant_and_passes_the_reference() {
     let output = grader()
-        // Scenarios stuck on a held lock only wait: many at once cost little. A lower
-        // per-scenario limit than the lab's ends hanging mutants sooner; correct code
-        // takes milliseconds either way. One run each: 40 crates on 45 scenarios is most
-        // of this test's time, lab 4's audit already shows that a verdict that changes
-        // between runs is caught, and `grader audit lab5` (three runs) is the full proof.
+        // One pool of workers runs every scenario on the reference, the alternatives and
+        // the mutants, as for lab 4: most runs take milliseconds, and the few stuck on a
+        // held lock only wait, so many at once cost little. A lower per-scenario limit
+        // than the lab's (3 s, not 5) ends the hanging ones sooner; correct code takes
+        // milliseconds either way. One run each: lab 4's audit already shows that a
+        // verdict that changes between runs is caught, and `grader audit lab5` (three
+        // runs) is the full proof.
         .args(["audit", "lab5", "--runs", "1", "-j", "16", "--timeout", "3"])
         .output()
         .expect("run the grader");

@@ -2,12 +2,12 @@
 //! the lab (targets, codes, states), counts that add up, a `release` that has held calls
 //! to release, and concurrent sends that cannot depend on thread timing.
 
-use grader_lab::limits::{MAX_CONCURRENT_REQUESTS, MAX_REQUESTS};
-use grader_lab::sends::Holds;
+use grader_lab::sends::{self, Holds};
 use grader_lab::{Checker, quantity};
 use lab4_harness::wire::Settings;
 
 use crate::steps::{ANSWER_CODES, OUTCOMES, RELEASE_ANSWERS, SCRIPT_ANSWERS, STATES, Step};
+use crate::words::NOUNS;
 
 /// Problems with one target's settings, as (field, message).
 pub fn settings(s: &Settings) -> Vec<(&'static str, String)> {
@@ -63,15 +63,7 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
             }
             Step::Send(x) => {
                 let count = x.count.unwrap_or(1);
-                if count == 0 {
-                    c.problem(i, "count", "count must be at least 1", None);
-                }
-                c.at_most(
-                    i,
-                    count.into(),
-                    MAX_REQUESTS.into(),
-                    &format!("send at most {MAX_REQUESTS} requests"),
-                );
+                sends::check_sent_count(c, i, count, NOUNS);
                 if x.expect.is_some() && x.expect_each.is_some() {
                     c.problem(
                         i,
@@ -103,17 +95,7 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                 holds.sent(&x.target);
             }
             Step::SendConcurrent(x) => {
-                if x.count == 0 {
-                    c.problem(i, "count", "count must be at least 1", None);
-                }
-                c.at_most(
-                    i,
-                    x.count.into(),
-                    MAX_CONCURRENT_REQUESTS.into(),
-                    &format!(
-                        "start at most {MAX_CONCURRENT_REQUESTS} requests at once (each is a thread)"
-                    ),
-                );
+                sends::check_together_count(c, i, x.count, NOUNS);
                 let holding = holds.sent_together(&x.target);
                 if known && c.complete() && !holding {
                     c.problem(
@@ -153,22 +135,7 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                 if let Some(code) = &x.expect {
                     c.one_of(i, "expect", code, &OUTCOMES, "outcome");
                 }
-                if x.count == Some(0) {
-                    c.problem(
-                        i,
-                        "count",
-                        "count must be at least 1 (leave it out to release all)",
-                        None,
-                    );
-                }
-                if let Some(count) = x.count {
-                    c.at_most(
-                        i,
-                        count.into(),
-                        MAX_REQUESTS.into(),
-                        &format!("release at most {MAX_REQUESTS} requests"),
-                    );
-                }
+                sends::check_released_count(c, i, x.count, NOUNS);
                 if known && c.complete() && !holds.can_release(&x.target) {
                     c.problem(
                         i,

@@ -7,7 +7,7 @@ use lab4_harness::wire::Settings;
 use crate::steps::Step;
 
 /// What this lab's requests are, and where a held one waits.
-const NOUNS: Nouns = Nouns {
+pub const NOUNS: Nouns = Nouns {
     request: "request",
     mock: "the target",
 };

@@ -5,12 +5,12 @@
 
 use std::collections::BTreeMap;
 
-use grader_lab::limits::{MAX_CONCURRENT_REQUESTS, MAX_REQUESTS};
-use grader_lab::sends::Holds;
+use grader_lab::sends::{self, Holds};
 use grader_lab::{Checker, did_you_mean, quantity};
 use lab5_harness::wire::Settings;
 
 use crate::steps::{OUTCOME_WORDS, RELEASE_WORDS, SCRIPT_WORDS, STATES, Step};
+use crate::words::NOUNS;
 
 /// Problems with one flow's settings, as (field, message).
 pub fn settings(s: &Settings) -> Vec<(&'static str, String)> {
@@ -75,15 +75,7 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
             }
             Step::Send(x) => {
                 let count = x.count.unwrap_or(1);
-                if count == 0 {
-                    c.problem(i, "count", "count must be at least 1", None);
-                }
-                c.at_most(
-                    i,
-                    count.into(),
-                    MAX_REQUESTS.into(),
-                    &format!("send at most {MAX_REQUESTS} messages"),
-                );
+                sends::check_sent_count(c, i, count, NOUNS);
                 if x.expect.is_some() && x.expect_each.is_some() {
                     let both = "give either `expect` or `expect_each`, not both";
                     c.problem(i, "expect_each", both, None);
@@ -111,17 +103,7 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                 holds.sent(&x.flow);
             }
             Step::SendConcurrent(x) => {
-                if x.count == 0 {
-                    c.problem(i, "count", "count must be at least 1", None);
-                }
-                c.at_most(
-                    i,
-                    x.count.into(),
-                    MAX_CONCURRENT_REQUESTS.into(),
-                    &format!(
-                        "start at most {MAX_CONCURRENT_REQUESTS} messages at once (each is a thread)"
-                    ),
-                );
+                sends::check_together_count(c, i, x.count, NOUNS);
                 let holding = holds.sent_together(&x.flow);
                 if known && c.complete() && !holding {
                     c.problem(
@@ -146,18 +128,7 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                 if let Some(outcome) = &x.expect {
                     word(c, i, "expect", outcome, &OUTCOME_WORDS, "outcome");
                 }
-                if x.count == Some(0) {
-                    let message = "count must be at least 1 (leave it out to release all)";
-                    c.problem(i, "count", message, None);
-                }
-                if let Some(count) = x.count {
-                    c.at_most(
-                        i,
-                        count.into(),
-                        MAX_REQUESTS.into(),
-                        &format!("release at most {MAX_REQUESTS} messages"),
-                    );
-                }
+                sends::check_released_count(c, i, x.count, NOUNS);
                 if known && c.complete() && !holds.can_release(&x.flow) {
                     c.problem(
                         i,
