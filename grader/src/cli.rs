@@ -98,6 +98,12 @@ pub struct CheckArgs {
     #[arg(long = "scenario", value_name = "NAME_OR_PATH")]
     pub scenarios: Vec<String>,
 
+    /// With one race scenario: run only its explored schedule N (the number its report
+    /// gives) and tell that schedule in full. The same code always explores the same
+    /// schedules, so N replays exactly the interleaving that was reported.
+    #[arg(long, value_name = "N", requires = "scenarios")]
+    pub schedule: Option<u64>,
+
     /// Report format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
@@ -197,6 +203,12 @@ pub struct AuditArgs {
     /// Runs of each scenario on each variant; verdicts that differ between runs are flaky.
     #[arg(long, default_value_t = 3, value_name = "N")]
     pub runs: usize,
+
+    /// Audit only this mutant (the reference and the correct alternatives run too); repeat
+    /// for more. Whether each scenario catches a mutant is then not checked: it may catch
+    /// one of the others.
+    #[arg(long = "mutant", value_name = "NAME")]
+    pub mutants: Vec<String>,
 
     /// Audit only this scenario (a name, hidden ones too, or the path of a scenario file,
     /// such as a draft); repeat for more. How many scenarios catch each mutant is then not

@@ -21,6 +21,7 @@ pub struct Problem {
 #[derive(Debug)]
 pub struct Checker<'a> {
     targets: &'a [String],
+    race: bool,
     problems: Vec<Problem>,
     complete: bool,
     /// Where the fake clock is after the `advance` steps checked so far.
@@ -32,10 +33,24 @@ impl<'a> Checker<'a> {
     pub fn new(targets: &'a [String]) -> Self {
         Checker {
             targets,
+            race: false,
             problems: Vec::new(),
             complete: true,
             clock_ms: 0,
         }
+    }
+
+    /// The same, for the steps of a race check (`"race": true`), which run once per
+    /// explored schedule and are judged on each: outcomes that depend on how threads
+    /// interleave are explored, not left to chance.
+    pub fn for_race_check(mut self, race: bool) -> Self {
+        self.race = race;
+        self
+    }
+
+    /// Whether the steps are a race check's.
+    pub fn race_check(&self) -> bool {
+        self.race
     }
 
     /// The same checker for a scenario some of whose steps could not be read (each has

@@ -30,7 +30,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: AuditArgs) -> Result<u8, Error> {
     }
     let selection = super::with_limits(grade::select(&lab, true, &args.scenarios)?, &args.run);
     let opts = run_options(&lab, &args.run, false)?;
-    let audit = audit::audit(&lab, &selection, &opts, args.runs, ctx.err)?;
+    let audit = audit::audit(&lab, &selection, &opts, args.runs, &args.mutants, ctx.err)?;
     match args.format {
         AuditFormat::Json => {
             written(

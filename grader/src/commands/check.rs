@@ -28,7 +28,8 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
         writable_place(output)?;
     }
     let lab = ctx.lab(&args.lab)?;
-    let opts = run_options(&lab, &args.run, args.verbose)?;
+    let mut opts = run_options(&lab, &args.run, args.verbose)?;
+    opts.schedule = args.schedule;
     let render = Render {
         format: args.format,
         hints: !args.no_hints,
@@ -37,6 +38,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
     };
     let Some(dir) = &args.submission else {
         let selection = super::with_limits(grade::select(&lab, false, &args.scenarios)?, &args.run);
+        one_race_scenario(&selection, args.schedule)?;
         let (subject, mode) = if args.solution {
             let subject = grade::solution_subject(&lab);
             if !subject.crate_dir.is_dir() {
@@ -69,6 +71,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
     let command = provenance::command(&lab.manifest.name, "--submission .", &args.scenarios);
     let graded = grade::select(&lab, true, &args.scenarios).and_then(|selection| {
         let selection = super::with_limits(selection, &args.run);
+        one_race_scenario(&selection, args.schedule)?;
         submit::grade(&lab, dir, &selection, &opts, &command, ctx.err)
             .map(|outcome| (selection, outcome))
     });
@@ -104,6 +107,28 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
                 lab.manifest.student_files.join(", ")
             )))
         }
+    }
+}
+
+/// `--schedule` replays one schedule of one race scenario: checks that is what was asked.
+fn one_race_scenario(selection: &Selection, schedule: Option<u64>) -> Result<(), Error> {
+    let Some(n) = schedule else {
+        return Ok(());
+    };
+    if n == 0 {
+        return Err(Error::Usage(
+            "--schedule counts from 1: give the number the report names".into(),
+        ));
+    }
+    match selection.scenarios.as_slice() {
+        [one] if one.race => Ok(()),
+        [one] => Err(Error::Usage(format!(
+            "--schedule {n}: {} is not a race check, so it has no schedules to replay\n  help: a failing race check's report prints the command that replays it",
+            one.name
+        ))),
+        _ => Err(Error::Usage(format!(
+            "--schedule {n} replays a schedule of one race scenario: give exactly one --scenario"
+        ))),
     }
 }
 

@@ -206,6 +206,17 @@ fn scenario(s: &ScenarioResult, opts: Options, out: &mut dyn Write) -> std::io::
         }
         None => writeln!(out, "          {}", s.message)?,
     }
+    if let Some(i) = &s.interleaving {
+        writeln!(
+            out,
+            "          interleaving (schedule {} of {} explored):",
+            i.schedule, i.explored
+        )?;
+        for line in &i.lines {
+            writeln!(out, "            {line}")?;
+        }
+        writeln!(out, "          {} {}", "replay:".cyan().bold(), i.replay)?;
+    }
     if !s.timeline.is_empty() && s.timeline.len() > 1 || opts.verbose && !s.timeline.is_empty() {
         timeline(s, opts, out)?;
     }

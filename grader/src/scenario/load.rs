@@ -83,6 +83,8 @@ pub struct Header {
     pub hint: Option<String>,
     /// `visibility`, `visible` when absent.
     pub visibility: Option<Visibility>,
+    /// `race`.
+    pub race: Option<bool>,
     /// Where each top-level key starts.
     keys: Vec<(String, usize)>,
 }
@@ -108,6 +110,7 @@ impl Header {
                 None => Some(Visibility::Visible),
                 raw => value(raw),
             },
+            race: value(field("race")),
             keys: top.iter().map(|m| (m.key.clone(), m.key_start)).collect(),
         }
     }
@@ -257,6 +260,7 @@ pub fn parse(lab: &Lab, text: &str, shown: &Path) -> Result<Scenario, Vec<Diagno
         points: file.points,
         visibility: file.visibility,
         smoke: file.smoke,
+        race: file.race,
         description: file.description,
         hint: file.hint,
         targets,

@@ -160,6 +160,18 @@ fn check_header(c: &mut Envelope<'_>) {
             None,
         );
     }
+    if h.race == Some(true)
+        && (c.lab.manifest.race.is_none() || c.lab.plugin.race_harness().is_none())
+    {
+        c.top(
+            "race",
+            format!(
+                "this is a race check, but {} has no race checks (no \"race\" settings in its lab.json, or no race harness in its plug-in)",
+                c.lab.manifest.name
+            ),
+            Some("add a \"race\" object to the lab's lab.json, or remove \"race\": true".into()),
+        );
+    }
     if let Some(category) = h.category.clone() {
         let categories: Vec<&str> = c
             .lab
@@ -216,7 +228,8 @@ fn check_steps(c: &mut Envelope<'_>) {
         .enumerate()
         .filter_map(|(i, p)| p.as_ref().map(|p| (i, p)))
         .collect();
-    let mut checker = Checker::new(&targets);
+    let race = c.parsed.header.race == Some(true);
+    let mut checker = Checker::new(&targets).for_race_check(race);
     if readable.len() < c.parsed.steps.len() {
         checker = checker.with_unreadable_steps();
     }

@@ -30,6 +30,7 @@ const KIT_PATHS: &[&str] = &[
     "grader/harness",
     "grader/lab",
     "grader/protocol",
+    "grader/race",
     "solutions",
     "labs",
     "docs",

@@ -19,6 +19,8 @@ const KIT_PATHS: &[&str] = &[
     "labs/lab4/lab.json",
     "labs/lab4/scenarios",
     "labs/lab4/harness",
+    "labs/lab4/race",
+    "grader/race",
     "solutions",
 ];
 

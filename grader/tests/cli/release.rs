@@ -367,6 +367,7 @@ fn a_solution_file_in_the_skeleton_stops_the_release() {
         "grader/harness",
         "grader/lab",
         "grader/protocol",
+        "grader/race",
         "solutions",
         "labs",
     ]);
@@ -426,8 +427,8 @@ fn an_invalid_lab_is_not_released() {
     exit status: 2
     ----- stdout -----
     ----- stderr -----
-    error: labs/lab4/lab.json:11:3: total_points is 178, but the scenarios add up to 181 (154 visible, 27 hidden)
-      help: set "total_points": 181, or change the points of the scenarios
+    error: labs/lab4/lab.json:11:3: total_points is 203, but the scenarios add up to 206 (179 visible, 27 hidden)
+      help: set "total_points": 206, or change the points of the scenarios
     1 problem found; nothing was released. Fix the file above and run again.
     "#);
     assert!(!out.exists());

@@ -19,7 +19,7 @@ fn the_shipped_kit_is_valid() {
     exit status: 0
     ----- stdout -----
     ----- stderr -----
-    lab4: 44 scenarios (37 visible, 7 hidden), 181 points, 27 mutants, 5 alternatives: all valid
+    lab4: 49 scenarios (42 visible, 7 hidden), 206 points, 31 mutants, 5 alternatives: all valid
     lab5: 45 scenarios (38 visible, 7 hidden), 214 points, 37 mutants, 2 alternatives: all valid
     ");
 }
@@ -307,7 +307,7 @@ fn files_folders_and_labs() {
     labs/lab4/scenarios/tr_full_cycle.json: 1 scenario file of lab4, 6 points: all valid
     labs/lab4/hidden: 7 scenario files of lab4, 27 points: all valid
     labs/lab4/mutants/many_trials.json: 1 mutant of lab4: all valid
-    lab4: 44 scenarios (37 visible, 7 hidden), 181 points, 27 mutants, 5 alternatives: all valid
+    lab4: 49 scenarios (42 visible, 7 hidden), 206 points, 31 mutants, 5 alternatives: all valid
     ");
 }
 

@@ -3,14 +3,33 @@
 use super::model::{Column, Role, caught};
 use crate::instructor::mutants::Mutant;
 
-/// Everything wrong. With `whole` false only some of the lab's scenarios ran, so how
-/// many of them catch a mutant, and `caught_by` names that did not run, prove nothing.
+/// What an audit ran: all of the lab's scenarios and mutants, or some.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scope {
+    /// Every scenario ran. Otherwise how many of them catch a mutant, and `caught_by`
+    /// names that did not run, prove nothing.
+    pub all_scenarios: bool,
+    /// Every mutant ran. Otherwise a scenario that catches none of them may catch another.
+    pub all_mutants: bool,
+}
+
+#[cfg(test)]
+impl Scope {
+    /// The whole audit.
+    pub const WHOLE: Scope = Scope {
+        all_scenarios: true,
+        all_mutants: true,
+    };
+}
+
+/// Everything wrong, as far as `scope` can tell.
 pub fn findings(
     scenarios: &[(String, bool)],
     columns: &[Column],
     mutants: &[Mutant],
-    whole: bool,
+    scope: Scope,
 ) -> Vec<String> {
+    let whole = scope.all_scenarios;
     let mut problems = Vec::new();
     for column in columns {
         if let Some(errors) = &column.compile_errors {
@@ -96,7 +115,7 @@ pub fn findings(
             .iter()
             .filter(|c| c.role == Role::Mutant)
             .any(|c| caught(c, name));
-        if !catches && !smoke {
+        if !catches && !smoke && scope.all_mutants {
             problems.push(format!(
                 "{name} catches no mutant: make it sharper, or mark it \"smoke\": true if it only checks that things work"
             ));
@@ -158,7 +177,7 @@ mod tests {
             &scenarios(&names),
             &columns,
             &[mutant("m1", &["weakened"], None)],
-            true,
+            Scope::WHOLE,
         );
         assert_eq!(
             problems,
@@ -180,7 +199,7 @@ mod tests {
             &scenarios(&names),
             &columns,
             &[mutant("m1", &["racy"], None)],
-            true,
+            Scope::WHOLE,
         );
         assert_eq!(
             problems,
@@ -200,7 +219,7 @@ mod tests {
             &scenarios(&names),
             &columns,
             &[mutant("m1", &["strict", "fair"], None)],
-            true,
+            Scope::WHOLE,
         );
         assert_eq!(
             problems,
@@ -224,7 +243,7 @@ mod tests {
             mutant("explained", &["only"], Some("it needs one exact setting")),
             mutant("twice", &["only"], Some("stale")),
         ];
-        let problems = findings(&scenarios(&names), &columns, &mutants, true);
+        let problems = findings(&scenarios(&names), &columns, &mutants, Scope::WHOLE);
         assert_eq!(
             problems,
             [
@@ -247,12 +266,44 @@ mod tests {
             mutant("elsewhere", &["old"], None),
         ];
         assert_eq!(
-            findings(&scenarios(&names), &columns, &mutants, false),
+            findings(
+                &scenarios(&names),
+                &columns,
+                &mutants,
+                Scope {
+                    all_scenarios: false,
+                    all_mutants: true
+                }
+            ),
             Vec::<String>::new()
         );
         assert_eq!(
-            findings(&scenarios(&names), &columns, &mutants, true).len(),
+            findings(&scenarios(&names), &columns, &mutants, Scope::WHOLE).len(),
             4
+        );
+    }
+
+    #[test]
+    fn an_audit_of_some_mutants_does_not_ask_every_scenario_to_catch_one() {
+        let names = ["races", "states"];
+        let columns = [
+            column("reference", Role::Reference, &[], &names),
+            column("racy", Role::Mutant, &["races"], &names),
+        ];
+        let mutants = [mutant("racy", &["races"], Some("only a race shows it"))];
+        let some_mutants = Scope {
+            all_scenarios: true,
+            all_mutants: false,
+        };
+        assert_eq!(
+            findings(&scenarios(&names), &columns, &mutants, some_mutants),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            findings(&scenarios(&names), &columns, &mutants, Scope::WHOLE),
+            [
+                "states catches no mutant: make it sharper, or mark it \"smoke\": true if it only checks that things work"
+            ]
         );
     }
 }

@@ -4,6 +4,7 @@
 use std::io::Write;
 
 use super::model::{Audit, Column, Role, caught};
+use crate::report::Status;
 
 /// The label of the `i`-th alternative's column: `a`, `b`, ... `z`, then `aa`, `ab`, ...
 fn letter(i: usize) -> String {
@@ -127,9 +128,10 @@ pub fn write_matrix(audit: &Audit, out: &mut dyn Write) -> std::io::Result<()> {
     }
     for (i, c) in mutants.iter().enumerate() {
         let n = audit.scenarios.iter().filter(|(s, _)| caught(c, s)).count();
+        let (hit, runs) = runs_caught(c);
         write!(
             out,
-            "{:>3}. {:<name_width$} caught by {n:>2}: {}",
+            "{:>3}. {:<name_width$} caught by {n:>2} in {hit:>2} of {runs} runs: {}",
             i + 1,
             c.name,
             c.title
@@ -140,7 +142,16 @@ pub fn write_matrix(audit: &Audit, out: &mut dyn Write) -> std::io::Result<()> {
         }
     }
     writeln!(out)?;
-    if audit.problems.is_empty() && audit.some_scenarios {
+    if audit.problems.is_empty() && audit.some_mutants && !audit.some_scenarios {
+        writeln!(
+            out,
+            "Audit of {} passed: each is caught in every run by the scenarios its caught_by names (and by two scenarios or more, or says why one is enough), the reference and every correct alternative pass every scenario, and no verdict changed between runs. Run the whole audit to check that every scenario catches a mutant.",
+            match mutants.len() {
+                1 => "1 mutant".to_owned(),
+                n => format!("{n} mutants"),
+            }
+        )?;
+    } else if audit.problems.is_empty() && audit.some_scenarios {
         writeln!(
             out,
             "Audit of {} passed: the reference and every correct alternative pass every scenario audited, each of those catches a mutant (or is a smoke scenario), every mutant whose caught_by names one of them is caught by it, and no verdict changed between runs. Run the whole audit to check that every mutant is caught twice.",
@@ -158,6 +169,20 @@ pub fn write_matrix(audit: &Audit, out: &mut dyn Write) -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// In how many runs some scenario caught `column`, and how many runs there were.
+fn runs_caught(column: &Column) -> (usize, usize) {
+    let runs = column.runs.values().map(Vec::len).max().unwrap_or(0);
+    let hit = (0..runs)
+        .filter(|&r| {
+            column
+                .runs
+                .values()
+                .any(|statuses| statuses.get(r).is_some_and(|s| *s != Status::Passed))
+        })
+        .count();
+    (hit, runs)
 }
 
 #[cfg(test)]

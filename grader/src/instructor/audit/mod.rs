@@ -24,13 +24,12 @@ pub use model::{Audit, Column, Role};
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::alternatives;
 use super::mutants;
-use crate::build::{self, Built, Subject};
+use crate::build::{self, Built, Harness, Subject};
 use crate::error::Error;
 use crate::grade::{self, RunOptions, Selection};
 use crate::lab::Lab;
@@ -42,10 +41,23 @@ pub fn audit(
     selection: &Selection,
     opts: &RunOptions,
     runs: usize,
+    only: &[String],
     progress: &mut dyn Write,
 ) -> Result<Audit, Error> {
     let work = build::work_dir(&lab.kit);
-    let mutants = mutants::load(lab)?;
+    let mut mutants = mutants::load(lab)?;
+    if let Some(unknown) = only.iter().find(|n| !mutants.iter().any(|m| &&m.name == n)) {
+        let mut msg = format!("there is no mutant `{unknown}` in {}", lab.manifest.name);
+        if let Some(close) =
+            crate::diagnostic::did_you_mean(unknown, mutants.iter().map(|m| m.name.as_str()))
+        {
+            msg.push_str(&format!("\n  help: did you mean `{close}`?"));
+        }
+        return Err(Error::Usage(msg));
+    }
+    if !only.is_empty() {
+        mutants.retain(|m| only.contains(&m.name));
+    }
     let alternatives = alternatives::load(lab)?;
     let mut subjects: Vec<(Subject, Column)> = vec![(
         grade::solution_subject(lab),
@@ -62,7 +74,7 @@ pub fn audit(
         c.caught_once_because = m.caught_once_because.clone();
         subjects.push((mutants::subject(lab, &work, m)?, c));
     }
-    let mut harnesses: Vec<Option<PathBuf>> = Vec::new();
+    let mut harnesses: Vec<Option<Harness>> = Vec::new();
     for (subject, column) in &mut subjects {
         let _ = writeln!(progress, "building {} ...", subject.label);
         match build::build(lab, subject, &work)? {
@@ -97,7 +109,12 @@ pub fn audit(
         || lab_scenarios
             .iter()
             .any(|s| !scenarios.iter().any(|(n, _)| *n == s.name));
-    let problems = findings::findings(&scenarios, &columns, &mutants, !some_scenarios);
+    let some_mutants = !only.is_empty();
+    let scope = findings::Scope {
+        all_scenarios: !some_scenarios,
+        all_mutants: !some_mutants,
+    };
+    let problems = findings::findings(&scenarios, &columns, &mutants, scope);
     let hidden = selection
         .scenarios
         .iter()
@@ -110,6 +127,7 @@ pub fn audit(
         columns,
         problems,
         some_scenarios,
+        some_mutants,
     })
 }
 
@@ -131,7 +149,7 @@ type Job = (usize, usize);
 /// from one queue; the statuses in run order.
 fn run_pool(
     subjects: &[(Subject, Column)],
-    harnesses: &[Option<PathBuf>],
+    harnesses: &[Option<Harness>],
     selection: &Selection,
     opts: &RunOptions,
     runs: usize,

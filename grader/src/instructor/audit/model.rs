@@ -59,6 +59,9 @@ pub struct Audit {
     /// Whether only some of the lab's scenarios ran (`--scenario`). How many scenarios
     /// catch each mutant is then not checked: the others may catch it.
     pub some_scenarios: bool,
+    /// Whether only some of the lab's mutants ran (`--mutant`). Whether each scenario
+    /// catches a mutant is then not checked: it may catch one of the others.
+    pub some_mutants: bool,
 }
 
 /// Whether a column failed a scenario in its first run.
