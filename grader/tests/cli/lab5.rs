@@ -141,7 +141,8 @@ fn the_audit_catches_every_mutant_and_passes_the_reference() {
 
 /// A lab 5 scenario with many mistakes gets every one reported in one run, in lab 5's
 /// words: a step on an unknown flow is still checked for the rest, and what it would have
-/// done to the flow is not assumed.
+/// done to the flow is not assumed. Lab 5 has no race checks, so `"race": true` is one of
+/// the mistakes.
 #[test]
 fn every_mistake_of_a_lab5_scenario_is_reported_in_one_run() {
     let scratch = scratch_kit(&["Cargo.toml", "labs/lab5"]);
@@ -156,7 +157,7 @@ fn every_mistake_of_a_lab5_scenario_is_reported_in_one_run() {
         r#"{"expect_alerts": ["00:00:00.000 acme/ORDERS opened: 11 of 10 calls failed"]}"#,
     ];
     let text = format!(
-        "{{\n  \"format_version\": 1,\n  \"name\": \"many_mistakes\",\n  \"title\": \"Many mistakes\",\n  \"category\": \"probes\",\n  \"points\": 3,\n  \"hints\": \"none\",\n  \"steps\": [\n    {}\n  ]\n}}\n",
+        "{{\n  \"format_version\": 1,\n  \"name\": \"many_mistakes\",\n  \"title\": \"Many mistakes\",\n  \"category\": \"probes\",\n  \"points\": 3,\n  \"race\": true,\n  \"hints\": \"none\",\n  \"steps\": [\n    {}\n  ]\n}}\n",
         steps.join(",\n    ")
     );
     let path = scratch.path().join(draft);
