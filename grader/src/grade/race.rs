@@ -122,5 +122,6 @@ fn cannot_map(scenario: &Scenario, problems: &[String]) -> ScenarioResult {
         backtrace: None,
         stopped_at: None,
         interleaving: None,
+        stuck: false,
     }
 }

@@ -16,7 +16,7 @@ use crate::lab::Lab;
 use crate::scenario::{Scenario, Visibility};
 
 /// The provenance of one result.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Provenance {
     /// The grader's version (its `Cargo.toml` version).
     pub kit_version: String,
@@ -41,7 +41,7 @@ pub struct Provenance {
 }
 
 /// One graded file.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct FileDigest {
     /// Its path, relative to the student crate (`src/breaker.rs`).
     pub path: String,
@@ -108,6 +108,22 @@ impl Provenance {
             short(&self.visible_scenarios_sha256),
             short(&self.student_files_sha256),
             self.reproduce
+        )
+    }
+}
+
+impl Provenance {
+    /// One line for a student reading their grade on a course platform: version and
+    /// hashes, and the command that runs the visible scenarios in their own copy of the
+    /// kit (`reproduce` is the staff's: it grades a folder as a submission).
+    pub fn line_for_students(&self, lab: &str) -> String {
+        format!(
+            "grader {}, {} scenarios {} (visible: {}), your files {}; run the visible scenarios on your machine with `grader check {lab}`",
+            self.kit_version,
+            self.scenarios,
+            short(&self.scenarios_sha256),
+            short(&self.visible_scenarios_sha256),
+            short(&self.student_files_sha256),
         )
     }
 }

@@ -41,8 +41,9 @@ pub enum Action {
         /// How many requests.
         count: u32,
     },
-    /// Send `count` requests at the same moment from separate threads, then wait until
-    /// every one of them returned or is held by the target.
+    /// Send `count` requests at the same fake-clock moment from separate threads, each
+    /// entering once the one before has returned, is held by the target or is blocked
+    /// for good; then wait until every one of them returned or is held.
     SendConcurrent {
         /// The target.
         target: String,
@@ -94,4 +95,19 @@ pub struct TargetSnapshot {
     pub peak: u64,
     /// Finished calls per answer code.
     pub answered: BTreeMap<String, u64>,
+}
+
+/// What lab 4's harness saw while requests were stuck (`StuckRecord::seen`): whether the
+/// breaker's state could still be read, which tells whose lock the requests wait for.
+pub mod seen {
+    /// `Relay::breaker_state` returned: the breaker's lock is free, so they wait for
+    /// another one (the bulkhead's).
+    pub const BREAKER_READABLE: &str = "breaker_readable";
+    /// `Relay::breaker_state` blocked too: the breaker's lock is held.
+    pub const BREAKER_BLOCKED: &str = "breaker_blocked";
+    /// The harness's own look after a step (`Relay::breaker_state`,
+    /// `Relay::transitions`) blocked for good.
+    pub const READ_BLOCKED: &str = "read_blocked";
+    /// `Relay::breaker_state` panicked: nothing can be told.
+    pub const BREAKER_PANICKED: &str = "breaker_panicked";
 }
