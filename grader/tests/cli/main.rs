@@ -16,6 +16,7 @@ mod handout;
 mod instructor_kit;
 mod instructors;
 mod kit_faults;
+mod lab5;
 mod races;
 mod refusals;
 mod rehearse;

@@ -6,27 +6,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use fixture_targets::{Activity, Behaviour, System};
-use grader_harness::{Driver, Failure, Notifier, Requests};
+use grader_harness::{Driver, Failure, Requests};
 use grader_protocol::{Plan, RequestOutcome, StuckRecord};
 use relay_kit::{BreakerConfig, Clock, Code, FakeClock, Request, Target, TargetConfig};
 
 use crate::systems::system;
 use crate::wire::{Action, Observation, Settings, TargetSnapshot, seen};
 use crate::{BuildRelay, RelayUnderTest};
-
-/// The fixtures' change counter, as the requests' notifier: one wait sees a request
-/// return and a call held by a target.
-struct Wake(Activity);
-
-impl Notifier for Wake {
-    fn bump(&self) {
-        self.0.bump();
-    }
-
-    fn wait_for(&self, limit: Duration, done: &mut dyn FnMut() -> bool) -> bool {
-        self.0.wait_for(limit, done)
-    }
-}
 
 /// Lab 4's world: the fake clock, the scripted targets and the relay under test.
 pub struct World {
@@ -69,7 +55,7 @@ impl World {
             clock,
             targets,
             relay,
-            requests: Requests::new(Arc::new(Wake(activity)), plan.stuck_after_ms),
+            requests: Requests::new(Arc::new(activity), plan.stuck_after_ms),
         }
     }
 }
@@ -139,40 +125,16 @@ impl World {
                 Ok(Vec::new())
             }
             Action::Send { target, count } => {
-                let mut ids = Vec::new();
-                for _ in 0..*count {
-                    let id = self.spawn(target)?;
-                    self.settle(&[id], target)?;
-                    ids.push(id);
-                }
-                Ok(ids)
+                let held = |id| held_by(&self.targets, id);
+                let call = self.call(target);
+                let sent = self.requests.one_after_another(*count, target, call, &held);
+                sent.map_err(|failure| self.seen(failure, target))
             }
             Action::SendConcurrent { target, count } => {
-                // The requests arrive at the same fake-clock moment, and enter the relay
-                // one after another: each once the one before has returned, is held by a
-                // target, or is blocked for good. What they see is then a function of the
-                // code alone, never of how the machine schedules threads, so a racy relay
-                // gets the same verdict on every run here; trying the interleavings is
-                // the race checks' job, which explore them on purpose and replay them.
-                // Unlike `send`, a blocked request does not stop the others arriving.
-                let mut ids = Vec::new();
-                let mut blocked = false;
-                for _ in 0..*count {
-                    let id = self.spawn(target)?;
-                    ids.push(id);
-                    match self.requests.settle(&[id], target, &|id| self.is_held(id)) {
-                        Ok(()) => {}
-                        Err(Failure::Stuck(stuck)) if stuck.blocked => blocked = true,
-                        // Still running when the time ran out (a loop): the others would
-                        // only wait behind it.
-                        Err(_) => return self.settle(&ids, target).map(|()| ids),
-                    }
-                }
-                if blocked {
-                    // Every request has arrived; say which are stuck, and on what.
-                    self.settle(&ids, target)?;
-                }
-                Ok(ids)
+                let held = |id| held_by(&self.targets, id);
+                let call = self.call(target);
+                let sent = self.requests.together(*count, target, call, &held);
+                sent.map_err(|failure| self.seen(failure, target))
             }
             Action::Release {
                 target,
@@ -205,13 +167,11 @@ impl World {
             .ok_or_else(|| Failure::BadPlan(format!("no target named {name}")))
     }
 
-    /// Starts one request to `target` on its own thread.
-    fn spawn(&mut self, target: &str) -> Result<u64, Failure> {
+    /// What a request to `target` does: `Relay::handle`, its code in words.
+    fn call(&self, target: &str) -> impl Fn(u64) -> String + Send + Sync + 'static {
         let relay = self.relay.clone();
         let target = target.to_owned();
-        self.requests.spawn(None, move |id| {
-            relay.handle(&Request::new(id, target)).as_str().to_owned()
-        })
+        move |id| relay.handle(&Request::new(id, &target)).as_str().to_owned()
     }
 
     /// Waits until each of `ids` has returned or is held by a target. When some are
@@ -219,32 +179,34 @@ impl World {
     /// they wait for is not the breaker's lock.
     fn settle(&self, ids: &[u64], target: &str) -> Result<(), Failure> {
         self.requests
-            .settle(ids, target, &|id| self.is_held(id))
-            .map_err(|failure| match failure {
-                // Only when they are blocked for good: a request that loops may hold the
-                // lock the look would wait for, until the time limit.
-                Failure::Stuck(mut stuck) if stuck.blocked => {
-                    let relay = self.relay.clone();
-                    let name = target.to_owned();
-                    let read = self.requests.read(move || {
-                        catch_unwind(AssertUnwindSafe(|| relay.breaker_state(&name))).is_ok()
-                    });
-                    stuck.seen = Some(
-                        match read {
-                            Ok(true) => seen::BREAKER_READABLE,
-                            Ok(false) => seen::BREAKER_PANICKED,
-                            Err(_) => seen::BREAKER_BLOCKED,
-                        }
-                        .to_owned(),
-                    );
-                    Failure::Stuck(stuck)
-                }
-                other => other,
-            })
+            .settle(ids, target, &|id| held_by(&self.targets, id))
+            .map_err(|failure| self.seen(failure, target))
     }
 
-    fn is_held(&self, id: u64) -> bool {
-        self.targets.iter().any(|t| t.stats().held.contains(&id))
+    /// A stuck failure with what was seen of the breaker's lock: when the requests are
+    /// blocked for good, whether the breaker's state can still be read (if it can, what
+    /// they wait for is not the breaker's lock). Only then: a request that loops may hold
+    /// the lock the look would wait for, until the time limit.
+    fn seen(&self, failure: Failure, target: &str) -> Failure {
+        match failure {
+            Failure::Stuck(mut stuck) if stuck.blocked => {
+                let relay = self.relay.clone();
+                let name = target.to_owned();
+                let read = self.requests.read(move || {
+                    catch_unwind(AssertUnwindSafe(|| relay.breaker_state(&name))).is_ok()
+                });
+                stuck.seen = Some(
+                    match read {
+                        Ok(true) => seen::BREAKER_READABLE,
+                        Ok(false) => seen::BREAKER_PANICKED,
+                        Err(_) => seen::BREAKER_BLOCKED,
+                    }
+                    .to_owned(),
+                );
+                Failure::Stuck(stuck)
+            }
+            other => other,
+        }
     }
 
     /// The state of every target, and the transition records, after an action; or,
@@ -303,6 +265,11 @@ impl World {
     fn mark_panicked(&self) {
         self.requests.mark_panicked();
     }
+}
+
+/// Whether request `id` is held by one of `targets`.
+fn held_by(targets: &[Arc<dyn System>], id: u64) -> bool {
+    targets.iter().any(|t| t.stats().held.contains(&id))
 }
 
 fn parse_code(text: &str) -> Result<Code, Failure> {
