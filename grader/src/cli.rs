@@ -56,13 +56,27 @@ pub struct RunArgs {
     #[arg(long, short = 'j', value_name = "N")]
     pub jobs: Option<usize>,
 
-    /// CPU seconds one scenario's process may use (default: the lab's).
-    #[arg(long, value_name = "SECONDS")]
+    /// CPU seconds one scenario's process may use, 1 or more (default: the lab's).
+    #[arg(long, value_name = "SECONDS", value_parser = at_least::<1>)]
     pub cpu_seconds: Option<u64>,
 
-    /// Megabytes of memory one scenario's process may map (default: the lab's).
-    #[arg(long, value_name = "MB")]
+    /// Megabytes of memory one scenario's process may map, 64 or more (default: the
+    /// lab's).
+    #[arg(long, value_name = "MB", value_parser = at_least::<{ crate::run::runner::MIN_MEMORY_MB }>)]
     pub memory_mb: Option<u64>,
+}
+
+/// A whole number of at least `MIN`, or why not.
+fn at_least<const MIN: u64>(text: &str) -> Result<u64, String> {
+    let n: u64 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a whole number"))?;
+    if n < MIN {
+        return Err(format!(
+            "{n} is too little: it must be at least {MIN}, or no scenario's process could run"
+        ));
+    }
+    Ok(n)
 }
 
 /// `grader check`.
@@ -83,6 +97,12 @@ pub struct CheckArgs {
     /// Run only this scenario (a name, or the path of a scenario file); repeat for more.
     #[arg(long = "scenario", value_name = "NAME_OR_PATH")]
     pub scenarios: Vec<String>,
+
+    /// With one race scenario: run only its explored schedule N (the number its report
+    /// gives) and tell that schedule in full. The same code always explores the same
+    /// schedules, so N replays exactly the interleaving that was reported.
+    #[arg(long, value_name = "N", requires = "scenarios")]
+    pub schedule: Option<u64>,
 
     /// Report format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
@@ -167,6 +187,11 @@ pub struct WatchArgs {
 pub struct ValidateArgs {
     /// Scenario files, scenario folders, or lab names / lab folders (default: every lab).
     pub paths: Vec<PathBuf>,
+
+    /// Rewrite what the lab's data decides in each lab's handout (its README.md): the
+    /// rubric table between its markers, and the numbers of scenarios and points.
+    #[arg(long)]
+    pub fix: bool,
 }
 
 /// `grader audit`.
@@ -179,9 +204,21 @@ pub struct AuditArgs {
     #[arg(long, default_value_t = 3, value_name = "N")]
     pub runs: usize,
 
+    /// Audit only this mutant (the reference and the correct alternatives run too); repeat
+    /// for more. Whether each scenario catches a mutant is then not checked: it may catch
+    /// one of the others.
+    #[arg(long = "mutant", value_name = "NAME")]
+    pub mutants: Vec<String>,
+
+    /// Audit only this scenario (a name, hidden ones too, or the path of a scenario file,
+    /// such as a draft); repeat for more. How many scenarios catch each mutant is then not
+    /// checked: the others may catch it.
+    #[arg(long = "scenario", value_name = "NAME_OR_PATH")]
+    pub scenarios: Vec<String>,
+
     /// Output format: human (the matrix), or json.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = AuditFormat::Human)]
+    pub format: AuditFormat,
 
     /// How to run scenarios.
     #[command(flatten)]
@@ -208,6 +245,16 @@ pub enum ColorChoice {
     Always,
     /// Never.
     Never,
+}
+
+/// Formats of the audit: a matrix of scenarios and mutants has no JUnit or Gradescope
+/// form, so those are refused rather than answered with the matrix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum AuditFormat {
+    /// The matrix, for people.
+    Human,
+    /// The audit as one JSON object.
+    Json,
 }
 
 /// Report formats.

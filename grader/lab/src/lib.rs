@@ -13,6 +13,7 @@
 
 mod check;
 mod erased;
+pub mod limits;
 pub mod schema;
 pub mod sends;
 pub mod words;
@@ -22,7 +23,7 @@ use std::fmt::Debug;
 pub use check::{Checker, Problem};
 pub use erased::{AnyStep, DynPlugin};
 pub use grader_protocol::{RequestOutcome, StepRecord};
-pub use words::{clock, counts, did_you_mean, duration, unknown_word};
+pub use words::{clock, counts, did_you_mean, duration, quantity, unknown_word};
 
 use schemars::JsonSchema;
 use serde::Serialize;

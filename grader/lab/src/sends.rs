@@ -5,7 +5,8 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use crate::counts;
+use crate::limits::{MAX_CONCURRENT_REQUESTS, MAX_REQUESTS};
+use crate::{Checker, counts};
 
 /// How a lab words what its requests are and where a held one waits.
 #[derive(Clone, Copy, Debug)]
@@ -14,6 +15,42 @@ pub struct Nouns {
     pub request: &'static str,
     /// Where a held request waits: `the target`, `the partner`.
     pub mock: &'static str,
+}
+
+/// Checks a `send` step's `count` (left out: 1): at least 1, at most [`MAX_REQUESTS`].
+pub fn check_sent_count(c: &mut Checker<'_>, step: usize, count: u32, nouns: Nouns) {
+    if count == 0 {
+        c.problem(step, "count", "count must be at least 1", None);
+    }
+    let most = format!("send at most {MAX_REQUESTS} {}s", nouns.request);
+    c.at_most(step, count.into(), MAX_REQUESTS.into(), &most);
+}
+
+/// Checks a `send_concurrent` step's `count`: at least 1, at most
+/// [`MAX_CONCURRENT_REQUESTS`].
+pub fn check_together_count(c: &mut Checker<'_>, step: usize, count: u32, nouns: Nouns) {
+    if count == 0 {
+        c.problem(step, "count", "count must be at least 1", None);
+    }
+    let most = format!(
+        "start at most {MAX_CONCURRENT_REQUESTS} {}s at once (each is a thread)",
+        nouns.request
+    );
+    c.at_most(step, count.into(), MAX_CONCURRENT_REQUESTS.into(), &most);
+}
+
+/// Checks a `release` step's `count` when it has one (left out: all): at least 1, at
+/// most [`MAX_REQUESTS`].
+pub fn check_released_count(c: &mut Checker<'_>, step: usize, count: Option<u32>, nouns: Nouns) {
+    let Some(count) = count else {
+        return;
+    };
+    if count == 0 {
+        let message = "count must be at least 1 (leave it out to release all)";
+        c.problem(step, "count", message, None);
+    }
+    let most = format!("release at most {MAX_REQUESTS} {}s", nouns.request);
+    c.at_most(step, count.into(), MAX_REQUESTS.into(), &most);
 }
 
 /// A `send` step's expectation against the outcomes observed: `expect` for each of
@@ -216,6 +253,40 @@ mod tests {
             expect_released(None, Some("OK"), &[]),
             None,
             "nothing released, nothing to compare"
+        );
+    }
+
+    #[test]
+    fn counts_are_checked_in_the_lab_s_words() {
+        let nouns = Nouns {
+            request: "message",
+            mock: "the partner",
+        };
+        let mut c = Checker::new(&[]);
+        check_sent_count(&mut c, 0, 1000, nouns);
+        check_released_count(&mut c, 1, None, nouns);
+        check_sent_count(&mut c, 2, 0, nouns);
+        check_together_count(&mut c, 3, 101, nouns);
+        check_released_count(&mut c, 4, Some(1001), nouns);
+        let found: Vec<(usize, String)> = c
+            .into_problems()
+            .into_iter()
+            .map(|p| (p.step, p.message))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (2, "count must be at least 1".to_owned()),
+                (
+                    3,
+                    "count is 101, but one step may start at most 100 messages at once (each is a thread)"
+                        .to_owned()
+                ),
+                (
+                    4,
+                    "count is 1001, but one step may release at most 1000 messages".to_owned()
+                ),
+            ]
         );
     }
 

@@ -29,6 +29,16 @@ pub fn unknown_word(word: &str, allowed: &[&str], what: &str) -> Option<(String,
     Some((format!("unknown {what} `{word}`"), help))
 }
 
+/// `n` and a noun, plural unless `n` is 1: `1 scenario`, `3 scenarios`.
+pub fn quantity(n: impl Into<u64>, noun: &str) -> String {
+    let n = n.into();
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// Outcomes counted per word, in word order: `2x E905, 3x held`; `nothing` when empty.
 pub fn counts(map: &std::collections::BTreeMap<String, u32>) -> String {
     if map.is_empty() {
@@ -40,11 +50,16 @@ pub fn counts(map: &std::collections::BTreeMap<String, u32>) -> String {
         .join(", ")
 }
 
-/// The closest of `candidates` to `word`, if it is close enough to be a likely typo.
+/// The closest of `candidates` to `word`: the same word in other capitals (`Open` for
+/// `OPEN`), or else one close enough to be a likely typo.
 pub fn did_you_mean<'a>(
     word: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
+    let candidates: Vec<&str> = candidates.into_iter().collect();
+    if let Some(same) = candidates.iter().find(|c| c.eq_ignore_ascii_case(word)) {
+        return Some(same);
+    }
     candidates
         .into_iter()
         .map(|c| (strsim::jaro_winkler(word, c), c))
@@ -62,6 +77,14 @@ mod tests {
         let names = ["core_banking", "claims"];
         assert_eq!(did_you_mean("core_bankng", names), Some("core_banking"));
         assert_eq!(did_you_mean("ledger", names), None);
+        assert_eq!(
+            did_you_mean("Open", ["CLOSED", "OPEN", "HALF_OPEN"]),
+            Some("OPEN")
+        );
+        assert_eq!(
+            did_you_mean("hints", ["title", "hint", "steps"]),
+            Some("hint")
+        );
     }
 
     #[test]
@@ -69,5 +92,7 @@ mod tests {
         assert_eq!(clock(3_723_004), "01:02:03.004");
         assert_eq!(duration(30_000), "30 s");
         assert_eq!(duration(1500), "1500 ms");
+        assert_eq!(quantity(1u32, "outcome"), "1 outcome");
+        assert_eq!(quantity(0u32, "scenario"), "0 scenarios");
     }
 }

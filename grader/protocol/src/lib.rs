@@ -13,8 +13,12 @@
 //! reads and writes them as JSON values (the defaults of the parameters) and hands them
 //! to the lab's plug-in.
 
+mod race;
+
 use serde::{Deserialize, Serialize};
 pub use serde_json::Value;
+
+pub use race::{Frame, RacePlan, TraceEvent, TraceObject, Violation};
 
 /// The version of this protocol; the harness refuses a plan from another version.
 pub const PROTOCOL_VERSION: u32 = 2;
@@ -37,6 +41,9 @@ pub struct Plan<S = Value, A = Value> {
     pub targets: Vec<TargetPlan<S>>,
     /// What to do, in order.
     pub actions: Vec<A>,
+    /// Set for a lab's race harness only: how to explore the schedules of the plan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub race: Option<RacePlan>,
 }
 
 /// One target and its settings (the lab's own type).
@@ -76,6 +83,23 @@ pub enum Event<O = Value> {
     Stuck(StuckRecord),
     /// Every action ran.
     Finished,
+    /// Race checks: the events up to the next `Schedule` belong to schedule `index`
+    /// (1-based, in the order explored). Only schedules whose steps came out differently
+    /// from every earlier one are written, and the one that broke a property.
+    Schedule {
+        /// The schedule's number.
+        index: u64,
+    },
+    /// Race checks: a property broke on the current schedule.
+    Violation(Violation),
+    /// Race checks: what each thread did on the current schedule, in the order the explorer
+    /// ran it.
+    Trace(Vec<TraceEvent>),
+    /// Race checks: the exploration ended after `schedules` schedules.
+    Explored {
+        /// How many schedules ran.
+        schedules: u64,
+    },
 }
 
 /// What one action produced, and what the harness observed right after it.

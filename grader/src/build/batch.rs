@@ -18,6 +18,7 @@ use std::path::Path;
 use sha2::{Digest, Sha256};
 
 use super::blame::{self, Linked};
+use super::race;
 use super::{
     Built, DEV_PROFILE, Subject, cargo_build, copy_kit_lock, harness_package, write_if_changed,
 };
@@ -27,6 +28,8 @@ use crate::report::provenance::hex;
 
 /// The harness programs of a batch: `batch_harness_<key>`.
 const BIN_PREFIX: &str = "batch_harness_";
+/// The race harness programs of a batch: `batch_race_<key>`.
+const RACE_PREFIX: &str = "batch_race_";
 
 /// Builds every one of `subjects`; one result each, in order. `Err` for the whole call
 /// only when cargo cannot be started or the workspace cannot be written.
@@ -50,23 +53,40 @@ pub fn build_many(
         "batch_{}",
         &hex(&Sha256::digest(keys.join(",")))[..16]
     ));
+    let mut members: Vec<String> = Vec::new();
+    let mut planned: Vec<race::Planned> = Vec::new();
     for s in &unique {
         let bin = format!("{BIN_PREFIX}{}", s.key);
         let manifest = format!(
             "# Written by the grader for a batch of submissions; do not edit.\n{}",
             harness_package(lab, &bin, s)
         );
-        write_if_changed(&ws.join(&s.key).join("Cargo.toml"), &manifest)?;
+        let dir = ws.join(&s.key);
+        write_if_changed(&dir.join("Cargo.toml"), &manifest)?;
+        members.push(format!("{:?}", s.key));
+        let plan = race::plan(lab, &dir, &format!("{RACE_PREFIX}{}", s.key), s)?;
+        if plan.bin().is_some() {
+            members.push(format!("\"{}/race\"", s.key));
+        }
+        planned.push(plan);
     }
-    let members: Vec<String> = keys.iter().map(|k| format!("{k:?}")).collect();
+    let race_profile = if planned.iter().any(|p| p.bin().is_some()) {
+        race::profile(lab)
+    } else {
+        String::new()
+    };
     let mut root = format!(
         "# Written by the grader for a batch of submissions; do not edit.\n\
-         [workspace]\nresolver = \"3\"\nmembers = [{}]\n\n{DEV_PROFILE}",
+         [workspace]\nresolver = \"3\"\nmembers = [{}]\n\n{DEV_PROFILE}{race_profile}",
         members.join(", ")
     );
     // Each submission is built once: incremental data would only cost time and disk.
-    for k in &keys {
-        for package in [format!("graded_{k}"), format!("{BIN_PREFIX}{k}")] {
+    for (k, plan) in keys.iter().zip(&planned) {
+        let mut packages = vec![format!("graded_{k}"), format!("{BIN_PREFIX}{k}")];
+        if plan.bin().is_some() {
+            packages.extend([format!("race_{k}"), format!("{RACE_PREFIX}{k}")]);
+        }
+        for package in packages {
             root.push_str(&format!(
                 "\n[profile.dev.package.{package}]\nincremental = false\n"
             ));
@@ -78,10 +98,12 @@ pub fn build_many(
 
     let linked: Vec<Linked<'_>> = unique
         .iter()
-        .map(|s| Linked {
+        .zip(planned)
+        .map(|(s, race)| Linked {
             subject: s,
             manifest: ws.join(&s.key).join("Cargo.toml"),
             bin: format!("{BIN_PREFIX}{}", s.key),
+            race,
         })
         .collect();
     let stdout = String::from_utf8_lossy(&output.stdout);

@@ -18,7 +18,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{Built, Subject, strip_ansi};
+use super::race::{self, Planned};
+use super::{Built, Harness, Subject, strip_ansi};
 use crate::error::Error;
 use crate::lab::Lab;
 
@@ -30,6 +31,8 @@ pub struct Linked<'a> {
     pub manifest: PathBuf,
     /// The harness binary's name.
     pub bin: String,
+    /// Its race build and race harness, if the lab has race checks.
+    pub race: Planned,
 }
 
 /// What cargo said about one [`Linked`].
@@ -40,6 +43,10 @@ struct Found {
     own: Vec<(bool, String)>,
     /// Errors in its harness program that involve the code under test.
     cannot_call: Vec<String>,
+    /// The race harness program.
+    race_executable: Option<PathBuf>,
+    /// The race build's errors in the crate under test: what the explorer cannot model.
+    race_errors: Vec<String>,
 }
 
 /// Reads cargo's JSON messages (`stdout`) and `stderr` into one result per [`Linked`],
@@ -63,6 +70,10 @@ pub fn verdicts(
                 let exe = msg["executable"].as_str();
                 if let (Some(i), Some(exe)) = (linked.iter().position(|l| l.bin == name), exe) {
                     found[i].executable = Some(PathBuf::from(exe));
+                } else if let (Some(i), Some(exe)) =
+                    (linked.iter().position(|l| l.race.bin() == Some(name)), exe)
+                {
+                    found[i].race_executable = Some(PathBuf::from(exe));
                 }
             }
             Some("compiler-message") => {
@@ -70,7 +81,22 @@ pub fn verdicts(
                 let rendered = strip_ansi(msg["message"]["rendered"].as_str().unwrap_or(""));
                 let src = Path::new(msg["target"]["src_path"].as_str().unwrap_or(""));
                 let manifest = Path::new(msg["manifest_path"].as_str().unwrap_or(""));
-                if let Some(i) = linked
+                // The race build compiles the crate under test's files a second time: what
+                // it alone rejects is what the explorer cannot model, not a compile error.
+                if let Some(i) = linked.iter().position(|l| l.race.owns(manifest)) {
+                    // In the race harness program too, an error that involves the crate
+                    // under test is about it (its public items, or what the explorer
+                    // cannot model); the normal build says which.
+                    // (Cargo names files relative to the workspace root: the harness's.)
+                    let subject = linked[i].subject;
+                    let about_subject = src.starts_with(&subject.crate_dir)
+                        || involves(&msg["message"], subject, &linked[i].manifest, code);
+                    if level == "error" && about_subject {
+                        found[i].race_errors.push(tidy(&rendered, lab, subject));
+                    } else if level == "error" {
+                        kit.push(rendered);
+                    }
+                } else if let Some(i) = linked
                     .iter()
                     .position(|l| src.starts_with(&l.subject.crate_dir))
                 {
@@ -96,19 +122,27 @@ pub fn verdicts(
     linked
         .iter()
         .zip(found)
-        .map(|(l, f)| verdict(lab, l.subject, f, &kit, stderr))
+        .map(|(l, f)| verdict(lab, l, f, &kit, stderr))
         .collect()
 }
 
 fn verdict(
     lab: &Lab,
-    subject: &Subject,
+    linked: &Linked<'_>,
     found: Found,
     kit: &[String],
     stderr: &str,
 ) -> Result<Built, Error> {
-    if let Some(exe) = found.executable {
-        return Ok(Built::Harness(exe));
+    let subject = linked.subject;
+    if let Some(main) = found.executable {
+        let race = race::outcome(
+            linked.race.clone(),
+            found.race_executable,
+            &found.race_errors,
+        );
+        if let Some(race) = race {
+            return Ok(Built::Harness(Harness { main, race }));
+        }
     }
     if found.own.iter().any(|(is_error, _)| *is_error) {
         let text: Vec<String> = found.own.into_iter().map(|(_, t)| t).collect();

@@ -70,7 +70,7 @@ pub fn materialize(
 }
 
 /// Every file under `dir`, as paths relative to it, sorted.
-fn source_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
+pub(crate) fn source_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {

@@ -9,6 +9,10 @@
 pub mod batch;
 pub mod blame;
 pub mod materialize;
+pub mod race;
+pub mod statics;
+
+pub use race::Race;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -43,12 +47,21 @@ impl Subject {
     }
 }
 
+/// The programs that run one crate under test's scenarios.
+#[derive(Clone, Debug)]
+pub struct Harness {
+    /// The lab's harness program, for every scenario but race checks.
+    pub main: PathBuf,
+    /// The race harness program for race checks, or why there is none.
+    pub race: Race,
+}
+
 /// The result of building: a harness to run, or the compiler's complaint about the
 /// code under test.
 #[derive(Clone, Debug)]
 pub enum Built {
-    /// The harness binary.
-    Harness(PathBuf),
+    /// The harness programs.
+    Harness(Harness),
     /// The code under test does not compile; the rendered diagnostics, paths as people
     /// see them.
     CompileFailed(String),
@@ -62,23 +75,36 @@ pub fn work_dir(kit: &Path) -> PathBuf {
         .unwrap_or_else(|| kit.join("target").join("grader"))
 }
 
-/// Builds the lab's harness against `subject`.
+/// Builds the lab's harness against `subject`, and its race harness when the lab has race
+/// checks, in one cargo call.
 pub fn build(lab: &Lab, subject: &Subject, work: &Path) -> Result<Built, Error> {
     let ws = work.join("builds").join(&subject.key);
     std::fs::create_dir_all(&ws).map_err(|e| Error::io("create", &ws, e))?;
     let bin = format!("lab_harness_{}", subject.key);
+    let planned = race::plan(lab, &ws, &format!("lab_race_{}", subject.key), subject)?;
+    let (members, profile) = match planned.bin() {
+        Some(_) => ("members = [\"race\"]\n", race::profile(lab)),
+        None => ("", String::new()),
+    };
     let manifest = format!(
         "# Written by the grader for each crate under test; do not edit.\n{}\n\
-         [workspace]\n\n{DEV_PROFILE}",
+         [workspace]\n{members}\n{DEV_PROFILE}{profile}",
         harness_package(lab, &bin, subject)
     );
     write_if_changed(&ws.join("Cargo.toml"), &manifest)?;
     copy_kit_lock(lab, &ws)?;
-    let output = cargo_build(&ws, work, &["--bin", &bin])?;
+    let mut select = vec!["--bin", bin.as_str()];
+    let race_bin = planned.bin().map(str::to_owned);
+    if let Some(race) = &race_bin {
+        // Code only the race build rejects must cost the race checks, not the lab.
+        select.extend(["--workspace", "--bin", race, "--keep-going"]);
+    }
+    let output = cargo_build(&ws, work, &select)?;
     let linked = [blame::Linked {
         subject,
         manifest: ws.join("Cargo.toml"),
         bin,
+        race: planned,
     }];
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);

@@ -1,6 +1,6 @@
 //! `grader audit`: which scenario catches which known bug.
 
-use crate::cli::{AuditArgs, Format};
+use crate::cli::{AuditArgs, AuditFormat};
 use crate::error::Error;
 use crate::exit;
 use crate::grade;
@@ -28,17 +28,17 @@ pub fn exec(ctx: &mut Ctx<'_>, args: AuditArgs) -> Result<u8, Error> {
     if !validated.problems.is_empty() {
         return Err(validation::refusal(&validated.problems, "audited"));
     }
-    let selection = super::with_limits(grade::select(&lab, true, &[])?, &args.run);
+    let selection = super::with_limits(grade::select(&lab, true, &args.scenarios)?, &args.run);
     let opts = run_options(&lab, &args.run, false)?;
-    let audit = audit::audit(&lab, &selection, &opts, args.runs, ctx.err)?;
+    let audit = audit::audit(&lab, &selection, &opts, args.runs, &args.mutants, ctx.err)?;
     match args.format {
-        Format::Json => {
+        AuditFormat::Json => {
             written(
                 serde_json::to_writer_pretty(&mut *ctx.out, &audit).map_err(std::io::Error::other),
             )?;
             written(writeln!(ctx.out))?;
         }
-        _ => written(audit::write_matrix(&audit, ctx.out))?,
+        AuditFormat::Human => written(audit::write_matrix(&audit, ctx.out))?,
     }
     Ok(if audit.problems.is_empty() {
         exit::PASSED

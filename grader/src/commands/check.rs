@@ -24,15 +24,21 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
         // A report written to a file has no colour, whatever standard output is.
         colored::control::set_override(false);
     }
+    if let Some(output) = &args.output {
+        writable_place(output)?;
+    }
     let lab = ctx.lab(&args.lab)?;
-    let opts = run_options(&lab, &args.run, args.verbose)?;
+    let mut opts = run_options(&lab, &args.run, args.verbose)?;
+    opts.schedule = args.schedule;
     let render = Render {
         format: args.format,
         hints: !args.no_hints,
         verbose: args.verbose,
+        reference: args.solution,
     };
     let Some(dir) = &args.submission else {
         let selection = super::with_limits(grade::select(&lab, false, &args.scenarios)?, &args.run);
+        one_race_scenario(&selection, args.schedule)?;
         let (subject, mode) = if args.solution {
             let subject = grade::solution_subject(&lab);
             if !subject.crate_dir.is_dir() {
@@ -65,6 +71,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
     let command = provenance::command(&lab.manifest.name, "--submission .", &args.scenarios);
     let graded = grade::select(&lab, true, &args.scenarios).and_then(|selection| {
         let selection = super::with_limits(selection, &args.run);
+        one_race_scenario(&selection, args.schedule)?;
         submit::grade(&lab, dir, &selection, &opts, &command, ctx.err)
             .map(|outcome| (selection, outcome))
     });
@@ -101,6 +108,53 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
             )))
         }
     }
+}
+
+/// `--schedule` replays one schedule of one race scenario: checks that is what was asked.
+fn one_race_scenario(selection: &Selection, schedule: Option<u64>) -> Result<(), Error> {
+    let Some(n) = schedule else {
+        return Ok(());
+    };
+    if n == 0 {
+        return Err(Error::Usage(
+            "--schedule counts from 1: give the number the report names".into(),
+        ));
+    }
+    match selection.scenarios.as_slice() {
+        [one] if one.race => Ok(()),
+        [one] => Err(Error::Usage(format!(
+            "--schedule {n}: {} is not a race check, so it has no schedules to replay\n  help: a failing race check's report prints the command that replays it",
+            one.name
+        ))),
+        _ => Err(Error::Usage(format!(
+            "--schedule {n} replays a schedule of one race scenario: give exactly one --scenario"
+        ))),
+    }
+}
+
+/// Refuses, before any grading, a report file that could not be written: one in a folder
+/// that does not exist, or a path that is a folder.
+fn writable_place(output: &Path) -> Result<(), Error> {
+    let folder = match output.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if !folder.is_dir() {
+        return Err(Error::Usage(format!(
+            "cannot write the report to {}: the folder {} does not exist\n  help: create it first (mkdir -p {}), or give -o a path in an existing folder",
+            output.display(),
+            folder.display(),
+            folder.display()
+        )));
+    }
+    if output.is_dir() {
+        return Err(Error::Usage(format!(
+            "cannot write the report to {}: it is a folder\n  help: give -o the path of a file, such as {}",
+            output.display(),
+            output.join("report.json").display()
+        )));
+    }
+    Ok(())
 }
 
 /// The exit status of a graded report.
@@ -143,6 +197,8 @@ pub struct Render {
     pub hints: bool,
     /// Whole timelines and backtraces in the human format.
     pub verbose: bool,
+    /// The crate graded is the lab's reference solution.
+    pub reference: bool,
 }
 
 impl Render {
@@ -161,6 +217,7 @@ impl Render {
                     hints: self.hints,
                     verbose: self.verbose,
                     failures_first: false,
+                    reference: self.reference,
                 };
                 report::human::write(report, lab, opts, &mut buf)
             }

@@ -47,6 +47,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: GradeArgs) -> Result<u8, Error> {
         format: args.format,
         hints: true,
         verbose: false,
+        reference: false,
     };
     let render_one = |outcome: &crate::grade::submission::Outcome, took: Duration| {
         render.outcome(outcome, &lab, &selection, took)

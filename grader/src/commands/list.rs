@@ -5,6 +5,7 @@ use crate::error::Error;
 use crate::exit;
 use crate::grade;
 use crate::scenario::Visibility;
+use grader_lab::quantity;
 
 use super::{Ctx, written};
 
@@ -41,16 +42,19 @@ pub fn exec(ctx: &mut Ctx<'_>, args: ListArgs) -> Result<u8, Error> {
         .filter(|s| s.visibility == Visibility::Visible);
     let hidden = selection.scenarios.len() - visible.clone().count();
     text.push_str(&format!(
-        "\n{} scenarios, {} points; {} visible, {hidden} hidden. `grader explain {} NAME` says what one checks.\n",
-        selection.scenarios.len(),
-        selection.scenarios.iter().map(|s| s.points).sum::<u32>(),
+        "\n{}, {}; {} visible, {hidden} hidden. `grader explain {} NAME` says what one checks.\n",
+        quantity(selection.scenarios.len() as u64, "scenario"),
+        quantity(
+            selection.scenarios.iter().map(|s| s.points).sum::<u32>(),
+            "point"
+        ),
         visible.count(),
         lab.manifest.name
     ));
     if selection.hidden_points_not_run > 0 {
         text.push_str(&format!(
-            "Hidden scenarios worth {} points run only when submissions are graded.\n",
-            selection.hidden_points_not_run
+            "Hidden scenarios worth {} run only when submissions are graded.\n",
+            quantity(selection.hidden_points_not_run, "point")
         ));
     }
     written(ctx.out.write_all(text.as_bytes()))?;

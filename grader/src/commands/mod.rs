@@ -63,6 +63,15 @@ pub fn run_options(lab: &Lab, args: &RunArgs, backtrace: bool) -> Result<RunOpti
             .jobs
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from)),
         backtrace,
+        schedule: None,
+        race: lab
+            .manifest
+            .race
+            .clone()
+            .map(|settings| crate::grade::race::Settings {
+                lab: lab.manifest.name.clone(),
+                settings,
+            }),
     })
 }
 

@@ -14,10 +14,10 @@ pub fn exec(ctx: &mut Ctx<'_>, args: ReleaseArgs) -> Result<u8, Error> {
     let (hidden, hidden_points) = released.hidden;
     let _ = writeln!(
         ctx.err,
-        "wrote the student edition of {} to {}: {} files",
+        "wrote the student edition of {} to {}: {}",
         lab.manifest.name,
         args.out.display(),
-        released.files
+        grader_lab::quantity(released.files as u64, "file")
     );
     if !released.dropped_members.is_empty() {
         let _ = writeln!(
@@ -30,8 +30,9 @@ pub fn exec(ctx: &mut Ctx<'_>, args: ReleaseArgs) -> Result<u8, Error> {
     if hidden > 0 {
         let _ = writeln!(
             ctx.err,
-            "  {hidden} hidden scenario{} ({hidden_points} points) will run only when submissions are graded",
-            if hidden == 1 { "" } else { "s" }
+            "  {} ({}) will run only when submissions are graded",
+            grader_lab::quantity(hidden as u64, "hidden scenario"),
+            grader_lab::quantity(hidden_points, "point")
         );
     }
     let _ = writeln!(

@@ -1,10 +1,11 @@
 //! `grader validate`: check labs and scenario files without running any code.
 //!
 //! Each argument is a lab name, a lab folder (or its `lab.json`), a scenario file, a
-//! mutant file, or a folder of either; no argument means every lab of the kit. Problems go
-//! to standard error as `file:line:column: what is wrong`, each followed by a `help:` line
-//! when the fix is clear, then one summary line per argument. The exit status is 0 when
-//! everything is valid and 2 otherwise.
+//! mutant file, or a folder of either, or a lab's alternatives folder or one alternative
+//! in it; no argument means every lab of the kit. Problems go to standard error as
+//! `file:line:column: what is wrong`, each followed by a `help:` line when the fix is
+//! clear, then one summary line per argument. The exit status is 0 when everything is
+//! valid and 2 otherwise.
 
 use std::path::{Path, PathBuf};
 
@@ -12,7 +13,7 @@ use crate::cli::ValidateArgs;
 use crate::diagnostic::{Diagnostic, did_you_mean};
 use crate::error::Error;
 use crate::exit;
-use crate::instructor::validation;
+use crate::instructor::{alternatives, validation};
 use crate::lab::{Lab, Registry, available_labs};
 
 use super::Ctx;
@@ -31,6 +32,12 @@ enum Item {
     Mutants {
         lab: Lab,
         files: Vec<PathBuf>,
+        shown: String,
+    },
+    /// Folders of a lab's correct alternatives.
+    Alternatives {
+        lab: Lab,
+        folders: Vec<PathBuf>,
         shown: String,
     },
     /// A lab whose manifest cannot be read.
@@ -59,6 +66,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: ValidateArgs) -> Result<u8, Error> {
     }
     let mut problems = 0;
     for item in items {
+        let item = if args.fix { fix(ctx, item)? } else { item };
         let (found, summary) = check(item)?;
         problems += found.len();
         for p in &found {
@@ -82,15 +90,17 @@ fn check(item: Item) -> Result<(Vec<Diagnostic>, String), Error> {
         }
         Item::Scenarios { lab, files, shown } => {
             let (scenarios, problems) = validation::scenario_files(&lab, &files)?;
-            let n = files.len();
             let points: u32 = scenarios.iter().map(|s| s.points).sum();
             let what = format!(
-                "{shown}: {n} scenario file{} of {}",
-                if n == 1 { "" } else { "s" },
+                "{shown}: {} of {}",
+                grader_lab::quantity(files.len() as u64, "scenario file"),
                 lab.manifest.name
             );
             let summary = if problems.is_empty() {
-                format!("{what}, {points} points: all valid")
+                format!(
+                    "{what}, {}: all valid",
+                    grader_lab::quantity(points, "point")
+                )
             } else {
                 format!("{what}: {}", count(problems.len()))
             };
@@ -98,17 +108,20 @@ fn check(item: Item) -> Result<(Vec<Diagnostic>, String), Error> {
         }
         Item::Mutants { lab, files, shown } => {
             let problems = validation::mutant_files(&lab, &files)?;
-            let n = files.len();
-            let what = format!(
-                "{shown}: {n} mutant{} of {}",
-                if n == 1 { "" } else { "s" },
-                lab.manifest.name
-            );
-            let summary = if problems.is_empty() {
-                format!("{what}: all valid")
-            } else {
-                format!("{what}: {}", count(problems.len()))
-            };
+            let summary = summary_of(&shown, files.len(), "mutant", &lab, &problems);
+            (problems, summary)
+        }
+        Item::Alternatives {
+            lab,
+            folders,
+            shown,
+        } => {
+            let problems: Vec<Diagnostic> = folders
+                .iter()
+                .filter_map(|f| alternatives::read(&lab, f).err())
+                .flatten()
+                .collect();
+            let summary = summary_of(&shown, folders.len(), "alternative", &lab, &problems);
             (problems, summary)
         }
         Item::Broken(name, problems) => {
@@ -118,8 +131,41 @@ fn check(item: Item) -> Result<(Vec<Diagnostic>, String), Error> {
     })
 }
 
+/// Rewrites the handout of a lab item from the lab's data, and says so.
+fn fix(ctx: &mut Ctx<'_>, item: Item) -> Result<Item, Error> {
+    let Item::Lab(lab) = &item else {
+        return Ok(item);
+    };
+    let report = validation::lab(lab)?;
+    if let Some((path, text)) = &report.handout.fixed {
+        std::fs::write(path, text).map_err(|e| Error::io("write", path, e))?;
+        let _ = writeln!(
+            ctx.err,
+            "{}: rewrote {} from the lab's data ({})",
+            lab.manifest.name,
+            crate::lab::kit::shown_path(&lab.kit, path).display(),
+            grader_lab::quantity(report.handout.problems.len() as u64, "change")
+        );
+    }
+    Ok(item)
+}
+
+/// `SHOWN: N KINDs of LAB: all valid`, or the number of problems.
+fn summary_of(shown: &str, n: usize, kind: &str, lab: &Lab, problems: &[Diagnostic]) -> String {
+    let what = format!(
+        "{shown}: {} of {}",
+        grader_lab::quantity(n as u64, kind),
+        lab.manifest.name
+    );
+    if problems.is_empty() {
+        format!("{what}: all valid")
+    } else {
+        format!("{what}: {}", count(problems.len()))
+    }
+}
+
 fn count(n: usize) -> String {
-    format!("{n} problem{}", if n == 1 { "" } else { "s" })
+    grader_lab::quantity(n as u64, "problem")
 }
 
 /// Loads a lab; a manifest that cannot be read is a problem to report, not a stop.
@@ -164,6 +210,9 @@ fn resolve(ctx: &Ctx<'_>, arg: &Path) -> Result<Item, Error> {
         let (kit, name) = lab_location(ctx, &dir)?;
         return load_lab(&ctx.labs, &kit, &name);
     }
+    if let Some(item) = alternatives(ctx, &abs, &shown_arg)? {
+        return Ok(item);
+    }
     let files = if abs.is_dir() {
         let files = validation::json_files(&abs)?;
         if files.is_empty() {
@@ -203,6 +252,32 @@ fn resolve(ctx: &Ctx<'_>, arg: &Path) -> Result<Item, Error> {
             shown: shown_arg,
         }
     })
+}
+
+/// The alternatives `abs` names, when it is a lab's alternatives folder or inside it.
+fn alternatives(ctx: &Ctx<'_>, abs: &Path, shown: &str) -> Result<Option<Item>, Error> {
+    let Some(root) = abs.ancestors().find(|a| {
+        a.file_name().is_some_and(|n| n == "alternatives")
+            && a.parent().is_some_and(|p| p.join("lab.json").is_file())
+    }) else {
+        return Ok(None);
+    };
+    let lab = lab_of(ctx, root)?;
+    let folders = if abs == root {
+        lab.alternative_folders()?
+    } else {
+        // The one alternative the path is in.
+        let rel = abs.strip_prefix(root).unwrap_or(abs);
+        rel.components()
+            .next()
+            .map(|first| vec![root.join(first)])
+            .unwrap_or_default()
+    };
+    Ok(Some(Item::Alternatives {
+        lab,
+        folders,
+        shown: shown.to_owned(),
+    }))
 }
 
 /// The kit and lab name of a lab folder `labs/<name>`.

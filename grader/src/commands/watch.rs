@@ -60,6 +60,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: WatchArgs) -> Result<u8, Error> {
                     hints: !args.no_hints,
                     verbose: false,
                     failures_first: true,
+                    reference: false,
                 };
                 report::human::write(&report, &lab, opts, &mut text)
                     .map_err(|e| Error::io("write", std::path::Path::new("the report"), e))?;

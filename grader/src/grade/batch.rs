@@ -174,7 +174,7 @@ pub fn grade(
 struct Open {
     index: usize,
     ready: Ready,
-    harness: PathBuf,
+    harness: crate::build::Harness,
     clock: Stopwatch,
     /// One per scenario, filled as they finish.
     results: Vec<Option<Result<ScenarioResult, Error>>>,

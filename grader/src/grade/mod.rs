@@ -2,6 +2,7 @@
 
 pub mod batch;
 pub mod gradebook;
+pub mod race;
 mod select;
 pub mod source_scan;
 pub mod submission;
@@ -11,12 +12,12 @@ pub use crate::run::RunOptions;
 pub use select::{Selection, limits, select};
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use crate::build::{self, Built, Subject};
+use crate::build::{self, Built, Harness, Subject};
 use crate::error::Error;
 use crate::judge;
 use crate::judge::limits::explain_limits;
@@ -102,13 +103,14 @@ pub fn not_compiled(selection: &Selection) -> Vec<ScenarioResult> {
             timeline: Vec::new(),
             backtrace: None,
             stopped_at: None,
+            interleaving: None,
         })
         .collect()
 }
 
 /// Runs every scenario, `opts.jobs` at a time, and judges each.
 pub fn run_all(
-    harness: &Path,
+    harness: &Harness,
     subject: &Subject,
     selection: &Selection,
     opts: &RunOptions,
@@ -118,7 +120,7 @@ pub fn run_all(
 
 /// [`run_all`], counting finished scenarios on one rewritten line of `live` (a terminal).
 pub fn run_all_showing(
-    harness: &Path,
+    harness: &Harness,
     subject: &Subject,
     selection: &Selection,
     opts: &RunOptions,
@@ -170,16 +172,20 @@ pub fn run_all_showing(
         .collect()
 }
 
-/// Runs one scenario in its own process under `limits`, and judges it.
+/// Runs one scenario in its own process under `limits`, and judges it. Race checks run
+/// on the race harness, over many schedules.
 pub fn run_one(
-    harness: &Path,
+    harness: &Harness,
     subject: &Subject,
     scenario: &Scenario,
     opts: &RunOptions,
     limits: &Limits,
 ) -> Result<ScenarioResult, Error> {
+    if scenario.race {
+        return race::run_one(&harness.race, subject, scenario, opts, limits);
+    }
     let run = runner::run(
-        harness,
+        &harness.main,
         plan(scenario, opts),
         Duration::from_millis(opts.timeout_ms),
         *limits,

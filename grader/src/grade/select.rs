@@ -7,7 +7,7 @@ use crate::diagnostic::did_you_mean;
 use crate::error::Error;
 use crate::lab::Lab;
 use crate::run::runner::Limits;
-use crate::scenario::{Scenario, load};
+use crate::scenario::{Scenario, load, names};
 
 /// The scenarios to run, how many hidden ones were left out, and the lab's limits on
 /// each scenario's process.
@@ -32,6 +32,20 @@ pub fn limits(lab: &Lab) -> Limits {
     }
 }
 
+/// A scenario file named by its path: checked as any of the lab's files is, and its name
+/// must not be another scenario's, or reports and mutants would mix the two up.
+fn draft(lab: &Lab, path: &Path) -> Result<Scenario, Error> {
+    let mut loaded = load::load_files(lab, &[path.to_path_buf()]).map_err(Error::Invalid)?;
+    let shown = crate::lab::kit::shown_path(&lab.kit, path);
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io("read", path, e))?;
+    let claims: Vec<_> = names::claim(&text, &shown).into_iter().collect();
+    let clashes = names::clashes(lab, &[path.to_path_buf()], &claims)?;
+    if !clashes.is_empty() {
+        return Err(Error::Invalid(clashes));
+    }
+    loaded.pop().ok_or_else(|| Error::Invalid(Vec::new()))
+}
+
 /// Loads the lab's scenarios: visible ones, plus hidden ones when `with_hidden`, narrowed
 /// to `only` (names or paths of scenario files) when it is not empty.
 pub fn select(lab: &Lab, with_hidden: bool, only: &[String]) -> Result<Selection, Error> {
@@ -39,11 +53,14 @@ pub fn select(lab: &Lab, with_hidden: bool, only: &[String]) -> Result<Selection
     let mut scenarios = load::load_files(lab, &files.visible).map_err(Error::Invalid)?;
     let mut hidden_not_run = 0;
     let mut hidden_points_not_run = 0;
+    // Hidden scenarios not graded here, which can still be asked for by name.
+    let mut by_name_only = Vec::new();
     if files.has_hidden {
         let hidden = load::load_files(lab, &files.hidden).map_err(Error::Invalid)?;
         if with_hidden {
             scenarios.extend(hidden);
         } else {
+            by_name_only = hidden.clone();
             hidden_not_run = hidden.len();
             hidden_points_not_run = hidden.iter().map(|s| s.points).sum();
         }
@@ -61,16 +78,20 @@ pub fn select(lab: &Lab, with_hidden: bool, only: &[String]) -> Result<Selection
             let path = Path::new(wanted);
             if wanted.ends_with(".json") && path.is_file() {
                 let abs = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
-                let mut loaded = load::load_files(lab, &[abs]).map_err(Error::Invalid)?;
-                chosen.append(&mut loaded);
+                chosen.push(draft(lab, &abs)?);
                 continue;
             }
-            match scenarios.iter().find(|s| &s.name == wanted) {
+            match scenarios
+                .iter()
+                .chain(&by_name_only)
+                .find(|s| &s.name == wanted)
+            {
                 Some(s) => chosen.push(s.clone()),
                 None => {
                     let mut msg =
                         format!("there is no scenario `{wanted}` in {}", lab.manifest.name);
-                    match did_you_mean(wanted, scenarios.iter().map(|s| s.name.as_str())) {
+                    let known = scenarios.iter().chain(&by_name_only);
+                    match did_you_mean(wanted, known.map(|s| s.name.as_str())) {
                         Some(close) => msg.push_str(&format!("\n  help: did you mean `{close}`?")),
                         None => msg.push_str(&format!(
                             "\n  help: `grader list {}` shows every scenario; a path to a .json file runs that file",

@@ -1,5 +1,6 @@
 //! The student edition checked after it is written: its lab validates, no file is a copy
-//! of a reference solution's, and no file names a hidden scenario.
+//! of a reference solution's or of a correct alternative's, and no file names a hidden
+//! scenario.
 
 use std::path::{Path, PathBuf};
 
@@ -8,8 +9,8 @@ use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::lab::Lab;
 
-/// Checks the written edition: its lab validates, no file copies a solution file, no
-/// file names a hidden scenario.
+/// Checks the written edition: its lab validates, no file copies a solution file (a
+/// reference's or an alternative's, of any lab), no file names a hidden scenario.
 pub(super) fn check_edition(
     lab: &Lab,
     out: &Path,
@@ -19,8 +20,8 @@ pub(super) fn check_edition(
     let released = Lab::load(&lab.labs, &out, &lab.manifest.name)?;
     let mut problems: Vec<Diagnostic> = validation::lab(&released)?.all_problems();
     let mut solution_files = Vec::new();
-    for solution in solution_crates(&lab.labs, &lab.kit)? {
-        collect_files(&lab.kit.join(&solution), &mut solution_files)?;
+    for folder in solution_folders(&lab.labs, &lab.kit)? {
+        collect_files(&folder, &mut solution_files)?;
     }
     let solution_texts: Vec<(PathBuf, Vec<u8>)> = solution_files
         .into_iter()
@@ -29,6 +30,7 @@ pub(super) fn check_edition(
         .collect();
     let mut released_files = Vec::new();
     collect_files(&out, &mut released_files)?;
+    released_files.sort();
     for file in &released_files {
         let Ok(bytes) = std::fs::read(file) else {
             continue;
@@ -97,6 +99,18 @@ pub(super) fn entries(dir: &Path) -> Result<Vec<std::fs::DirEntry>, Error> {
     };
     read.map(|e| e.map_err(|e| Error::io("read the folder", dir, e)))
         .collect()
+}
+
+/// Every folder of the kit that holds a solution: each lab's reference solution and its
+/// correct alternatives.
+fn solution_folders(labs: &crate::lab::Registry, kit: &Path) -> Result<Vec<PathBuf>, Error> {
+    let mut folders = Vec::new();
+    for name in crate::lab::lab_names(kit)? {
+        let lab = Lab::load(labs, kit, &name)?;
+        folders.push(kit.join(&lab.manifest.solution_crate));
+        folders.push(lab.alternatives_dir());
+    }
+    Ok(folders)
 }
 
 /// The reference solutions of every lab of the kit, relative to it.

@@ -1,5 +1,6 @@
 //! Checking a mutant file without running anything: its fields, the scenarios it names,
-//! and that each of its edits still applies to the reference solution.
+//! why one scenario is enough when it says so, and that each of its edits still applies
+//! to the reference solution.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -32,7 +33,7 @@ pub fn mutant(
     };
     let m: Mutant = match serde_json::from_str(&text) {
         Ok(m) => m,
-        Err(e) => return (None, vec![load::json_error(&shown, &text, &e)]),
+        Err(e) => return (None, load::every_json_mistake::<Mutant>(&shown, &text, e)),
     };
     let mut problems = Vec::new();
     let top = |key: &str| key_pos(&text, 0, text.len(), key);
@@ -113,8 +114,38 @@ pub fn mutant(
             );
         }
     }
+    problems.extend(caught_once_problems(&m, &text, &shown));
     problems.extend(edit_problems(lab, &m, &text, &shown));
     (Some(m.name), problems)
+}
+
+/// `caught_once_because` says why one catching scenario is enough: it must say something,
+/// and only a mutant whose `caught_by` names one scenario may have it.
+fn caught_once_problems(m: &Mutant, text: &str, shown: &Path) -> Vec<Diagnostic> {
+    let Some(why) = &m.caught_once_because else {
+        return Vec::new();
+    };
+    let at = key_pos(text, 0, text.len(), "caught_once_because");
+    if why.trim().is_empty() {
+        return vec![
+            Diagnostic::at(shown, at, "caught_once_because is empty")
+                .help("say why one scenario catching this mutant is enough, or remove the key"),
+        ];
+    }
+    if m.caught_by.len() > 1 {
+        return vec![
+            Diagnostic::at(
+                shown,
+                at,
+                format!(
+                    "caught_by names {} scenarios, so caught_once_because does not apply",
+                    m.caught_by.len()
+                ),
+            )
+            .help("remove caught_once_because: it is for mutants that only one scenario catches"),
+        ];
+    }
+    Vec::new()
 }
 
 /// Applies the mutant's edits, in order, to a copy of the reference solution's files, and

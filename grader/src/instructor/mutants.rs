@@ -31,6 +31,10 @@ pub struct Mutant {
     pub mistake: String,
     /// Scenarios that must fail on it.
     pub caught_by: Vec<String>,
+    /// Why it is enough that one scenario catches it. Without this, the audit fails
+    /// when fewer than two scenarios catch the mutant.
+    #[serde(default)]
+    pub caught_once_because: Option<String>,
     /// Edits to the reference solution, applied in order.
     pub edits: Vec<Edit>,
 }

@@ -11,8 +11,9 @@
 //!   `build.rs`, `README.md` and `src/`; the lab's student crate whole;
 //! - from the lab folder: `lab.json`, `README.md`, the scenario schema and `scenarios/`.
 //!
-//! So the reference solution, `hidden/`, `mutants/`, the instructors' documentation and
-//! the grader's own test suite (which grades the reference and the mutants) stay out.
+//! So the reference solution, `hidden/`, `mutants/`, `alternatives/` (correct solutions
+//! written differently from the reference), the instructors' documentation and the
+//! grader's own test suite (which grades all of those) stay out.
 //! Before writing, the lab must validate; after writing, the edition is checked again:
 //! its lab must validate, no file may be a copy of a solution file, and no file may name a
 //! hidden scenario.
@@ -22,6 +23,7 @@ use std::path::{Path, PathBuf};
 
 use super::cargo_files::{package_name, rewrite_lock, rewrite_manifest, workspace_members};
 use super::edition_check::{check_edition, entries, solution_crates};
+use super::edition_readme;
 use crate::error::Error;
 use crate::instructor::validation;
 use crate::lab::Lab;
@@ -170,7 +172,13 @@ fn write(lab: &Lab, out: &Path, report: &validation::LabReport) -> Result<Releas
     let hidden: Vec<_> = validation::load_scenarios(lab, &lab.scenario_files()?.hidden).scenarios;
     let hidden_points: u32 = hidden.iter().map(|s| s.points).sum();
     let readme = std::fs::read_to_string(kit.join("README.md")).unwrap_or_default();
-    let note = edition_note(lab, hidden.len(), hidden_points, report.counts.mutants);
+    let readme = edition_readme::for_students(&readme)?;
+    let note = edition_readme::note(
+        lab,
+        hidden.len(),
+        hidden_points,
+        report.counts.mutants + report.counts.alternatives,
+    );
     put(
         &out.join("README.md"),
         &format!(
@@ -192,92 +200,6 @@ fn write(lab: &Lab, out: &Path, report: &validation::LabReport) -> Result<Releas
         dropped_members: dropped,
         hidden: (hidden.len(), hidden_points),
     })
-}
-
-/// The note appended to the edition's README, wrapped like the rest of it.
-fn edition_note(lab: &Lab, hidden: usize, hidden_points: u32, mutants: usize) -> String {
-    let name = &lab.manifest.name;
-    let mut left_out = vec![format!(
-        "the reference solution (`{}`);",
-        lab.manifest.solution_crate
-    )];
-    if hidden > 0 {
-        left_out.push(format!(
-            "{hidden} hidden scenario{} worth {hidden_points} points, which run only when submissions are graded;",
-            if hidden == 1 { "" } else { "s" }
-        ));
-    }
-    if mutants > 0 {
-        left_out.push(
-            "the known-wrong variants of the reference that check the scenarios (`grader audit`);"
-                .to_owned(),
-        );
-    }
-    left_out.push(
-        "the instructors' documentation, and the grader's own test suite (`grader/tests/`), which grades the reference solution and those variants."
-            .to_owned(),
-    );
-    let mut text = String::from("## About this edition\n\n");
-    text.push_str(&wrap(
-        &format!(
-            "This is the student edition of {name}, written by `grader release {name}`. \
-             `cargo run -p grader -- check {name}` grades `{}` on the visible scenarios in \
-             `labs/{name}/scenarios/`.",
-            lab.manifest.student_crate
-        ),
-        "",
-    ));
-    text.push_str("\nLeft out, because they belong to the instructors:\n\n");
-    for item in &left_out {
-        text.push_str(&wrap(item, "- "));
-    }
-    text.push('\n');
-    text.push_str(&wrap(
-        "Links above to files that are not here point into the instructors' edition.",
-        "",
-    ));
-    text
-}
-
-/// `text` as lines of at most 90 characters (a `code span` is never split), the first
-/// starting with `first` and the others indented to match it.
-fn wrap(text: &str, first: &str) -> String {
-    const WIDTH: usize = 90;
-    // Words, with each code span kept whole.
-    let mut tokens: Vec<String> = Vec::new();
-    let mut in_code = false;
-    for word in text.split_whitespace() {
-        match tokens.last_mut() {
-            Some(last) if in_code => {
-                last.push(' ');
-                last.push_str(word);
-            }
-            _ => tokens.push(word.to_owned()),
-        }
-        if word.matches('`').count() % 2 == 1 {
-            in_code = !in_code;
-        }
-    }
-    let indent = " ".repeat(first.len());
-    let mut out = String::new();
-    let mut line = first.to_owned();
-    let mut empty = true;
-    for token in tokens {
-        if !empty && line.len() + 1 + token.len() > WIDTH {
-            out.push_str(line.trim_end());
-            out.push('\n');
-            line = indent.clone();
-            empty = true;
-        }
-        if !empty {
-            line.push(' ');
-        }
-        line.push_str(&token);
-        empty = false;
-    }
-    out.push_str(line.trim_end());
-    out.push('\n');
-    out
 }
 
 /// The entries of the kit (top level, and inside a copied folder's parents) that were not
@@ -358,22 +280,4 @@ fn copy_tree(from: &Path, to: &Path) -> Result<usize, Error> {
         n += copy_tree(&entry.path(), &to.join(&name))?;
     }
     Ok(n)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn notes_are_wrapped_at_90_columns() {
-        let text = wrap(&"word ".repeat(40), "- ");
-        assert!(text.lines().all(|l| l.len() <= 90), "{text}");
-        assert!(text.starts_with("- word"));
-        assert!(
-            text.lines().skip(1).all(|l| l.starts_with("  word")),
-            "{text}"
-        );
-        let text = wrap(&format!("{} `a code span`", "x".repeat(80)), "");
-        assert_eq!(text, format!("{}\n`a code span`\n", "x".repeat(80)));
-    }
 }

@@ -4,19 +4,22 @@
 //! Every file is read in full and every problem is collected, each placed at its line and
 //! column, so one run lists everything to fix. A lab is checked as a whole: its manifest,
 //! each scenario file in `scenarios/` and `hidden/` (see [`crate::scenario::validate`]),
-//! names unique across both folders, points that add up to `total_points`, and each
-//! mutant in `mutants/`: it parses, names scenarios that exist, and its edits still apply
-//! to the reference solution.
+//! names unique across both folders, points that add up to `total_points`, each mutant
+//! in `mutants/` (it parses, names scenarios that exist, and its edits still apply to the
+//! reference solution), and each correct alternative in `alternatives/` (see
+//! [`crate::instructor::alternatives`]).
 
 use std::collections::{BTreeSet, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 pub use super::mutant_checks::{MUTANT_FORMAT_VERSION, mutant};
 use crate::diagnostic::{Diagnostic, Pos};
 use crate::error::Error;
 use crate::lab::Lab;
 use crate::scenario::load::{self, key_pos};
+use crate::scenario::names::{self, Claim};
 use crate::scenario::{Scenario, Visibility};
+use grader_lab::quantity;
 
 /// What was checked, for the one-line summary.
 #[derive(Clone, Debug, Default)]
@@ -29,6 +32,8 @@ pub struct Counts {
     pub points: u32,
     /// Mutant files.
     pub mutants: usize,
+    /// Folders of correct alternatives.
+    pub alternatives: usize,
     /// Whether the lab has instructor material (`hidden/` or `mutants/`); a student
     /// edition has neither.
     pub instructor_edition: bool,
@@ -46,27 +51,29 @@ pub struct LabReport {
     /// `total_points` disagrees with the scenarios. Kept apart because it does not stop
     /// an audit: a scenario's points do not change what it catches.
     pub points: Option<Diagnostic>,
+    /// Where the handout disagrees with the lab's data, and the handout fixed. Kept apart
+    /// for the same reason.
+    pub handout: super::handout::Findings,
 }
 
 impl LabReport {
     /// The one-line summary: `lab4: 34 scenarios (31 visible, 3 hidden), 142 points, 17
-    /// mutants: all valid`, or the number of problems.
+    /// mutants, 5 alternatives: all valid`, or the number of problems.
     pub fn summary(&self) -> String {
         let c = &self.counts;
         let mut text = format!(
-            "{}: {} scenario{} ({} visible, {} hidden), {} points, {} mutant{}",
+            "{}: {} ({} visible, {} hidden), {}, {}, {}",
             self.name,
-            c.visible + c.hidden,
-            plural(c.visible + c.hidden),
+            quantity((c.visible + c.hidden) as u64, "scenario"),
             c.visible,
             c.hidden,
-            c.points,
-            c.mutants,
-            plural(c.mutants),
+            quantity(c.points, "point"),
+            quantity(c.mutants as u64, "mutant"),
+            quantity(c.alternatives as u64, "alternative"),
         );
-        match self.problems.len() + usize::from(self.points.is_some()) {
+        match self.all_problems().len() {
             0 => text.push_str(": all valid"),
-            n => text.push_str(&format!(": {n} problem{}", plural(n))),
+            n => text.push_str(&format!(": {}", quantity(n as u64, "problem"))),
         }
         text
     }
@@ -77,6 +84,7 @@ impl LabReport {
     pub fn all_problems(&self) -> Vec<Diagnostic> {
         let mut all = self.problems.clone();
         all.extend(self.points.clone());
+        all.extend(self.handout.problems.iter().cloned());
         all
     }
 }
@@ -110,6 +118,9 @@ pub struct Loaded {
     /// Every name a scenario file claims, so that a reference to a file with a problem
     /// is not reported a second time as unknown.
     pub names: BTreeSet<String>,
+    /// The name each file claims where it could be read, with where: names are checked
+    /// against each other whether or not the rest of the file is valid.
+    pub claims: Vec<Claim>,
     /// Problems with single files.
     pub problems: Vec<Diagnostic>,
 }
@@ -128,15 +139,16 @@ pub fn load_scenarios(lab: &Lab, paths: &[PathBuf]) -> Loaded {
                 continue;
             }
         };
+        let claimed = names::claim(&text, &shown);
+        loaded.claims.extend(claimed.clone());
         match load::parse(lab, &text, &shown) {
             Ok(s) => {
                 loaded.names.insert(s.name.clone());
                 loaded.scenarios.push(s);
             }
             Err(mut problems) => {
-                let name = serde_json::from_str::<serde_json::Value>(&text)
-                    .ok()
-                    .and_then(|v| v["name"].as_str().map(str::to_owned))
+                let name = claimed
+                    .map(|c| c.name)
                     .or_else(|| path.file_stem().map(|s| s.to_string_lossy().into_owned()));
                 loaded.names.extend(name);
                 loaded.problems.append(&mut problems);
@@ -146,8 +158,9 @@ pub fn load_scenarios(lab: &Lab, paths: &[PathBuf]) -> Loaded {
     loaded
 }
 
-/// Checks a whole lab: manifest, scenarios, hidden scenarios, points and mutants. `Err`
-/// when its folders cannot be read or it has no scenarios: a broken lab.
+/// Checks a whole lab: manifest, scenarios, hidden scenarios, points, mutants and
+/// alternatives. `Err` when its folders cannot be read or it has no scenarios: a broken
+/// lab.
 pub fn lab(lab: &Lab) -> Result<LabReport, Error> {
     let mut problems = manifest_problems(lab);
     let files = lab.scenario_files()?;
@@ -156,20 +169,29 @@ pub fn lab(lab: &Lab) -> Result<LabReport, Error> {
     let mut loaded = load_scenarios(lab, &all_files);
     let files_ok = loaded.problems.is_empty();
     problems.append(&mut loaded.problems);
-    problems.extend(duplicates(lab, &loaded.scenarios, &[]));
+    problems.extend(names::duplicates(&loaded.claims, &[]));
     let mutants_dir = crate::instructor::mutants::dir(lab);
     let mutant_files = lab.mutant_files()?;
+    let alternatives = lab.alternative_folders()?;
     let counts = Counts {
         visible: visible_files.len(),
         hidden: hidden_files.len(),
         points: loaded.scenarios.iter().map(|s| s.points).sum(),
         mutants: mutant_files.len(),
+        alternatives: alternatives.len(),
         instructor_edition: files.has_hidden || mutants_dir.is_dir(),
     };
     let points = if files_ok {
         points_problem(lab, &loaded.scenarios, &counts)
     } else {
         None
+    };
+    // A handout is checked against the lab's data only when all of it could be read.
+    let handout = if files_ok {
+        let facts = super::handout::Facts::of(lab, &loaded.scenarios, counts.instructor_edition);
+        super::handout::check(lab, &facts)
+    } else {
+        super::handout::Findings::default()
     };
     let mut mutant_names: HashMap<String, PathBuf> = HashMap::new();
     for path in &mutant_files {
@@ -193,11 +215,17 @@ pub fn lab(lab: &Lab) -> Result<LabReport, Error> {
             }
         }
     }
+    for folder in &alternatives {
+        if let Err(mut found) = crate::instructor::alternatives::read(lab, folder) {
+            problems.append(&mut found);
+        }
+    }
     Ok(LabReport {
         name: lab.manifest.name.clone(),
         counts,
         problems,
         points,
+        handout,
     })
 }
 
@@ -290,6 +318,36 @@ fn manifest_problems(lab: &Lab) -> Vec<Diagnostic> {
             )),
         }
     }
+    let l = &m.limits;
+    let min_memory = crate::run::runner::MIN_MEMORY_MB;
+    for (key, wrong, rule) in [
+        ("timeout_ms", l.timeout_ms == 0, "at least 1".to_owned()),
+        (
+            "stuck_after_ms",
+            l.stuck_after_ms == 0,
+            "at least 1".to_owned(),
+        ),
+        (
+            "cpu_seconds",
+            l.cpu_seconds == Some(0),
+            "at least 1 (or leave it out)".to_owned(),
+        ),
+        (
+            "memory_mb",
+            l.memory_mb.is_some_and(|mb| mb < min_memory),
+            format!(
+                "at least {min_memory}, below which no scenario's process can start its threads (or leave it out)"
+            ),
+        ),
+    ] {
+        if wrong {
+            problems.push(Diagnostic::at(
+                &shown,
+                key_pos(&text, 0, text.len(), key),
+                format!("the limit {key} must be {rule}"),
+            ));
+        }
+    }
     let program = lab.kit.join(&m.harness).join(lab.plugin.harness().program);
     if !program.is_file() {
         problems.push(
@@ -363,44 +421,8 @@ pub fn scenario_files(
 ) -> Result<(Vec<Scenario>, Vec<Diagnostic>), Error> {
     let mut loaded = load_scenarios(lab, paths);
     let mut problems = std::mem::take(&mut loaded.problems);
-    let lab_files = lab.scenario_files()?.all();
-    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => a == b,
-    };
-    let others: Vec<PathBuf> = lab_files
-        .into_iter()
-        .filter(|f| !paths.iter().any(|p| same(p, f)))
-        .collect();
-    let existing = load_scenarios(lab, &others);
-    problems.extend(duplicates(lab, &loaded.scenarios, &existing.scenarios));
+    problems.extend(names::clashes(lab, paths, &loaded.claims)?);
     Ok((loaded.scenarios, problems))
-}
-
-/// Scenarios of `these` whose name is already used by an earlier one, or by one of
-/// `others`; each reported at its `name`.
-fn duplicates(lab: &Lab, these: &[Scenario], others: &[Scenario]) -> Vec<Diagnostic> {
-    let mut problems = Vec::new();
-    for (i, s) in these.iter().enumerate() {
-        let first = others.iter().chain(&these[..i]).find(|e| e.name == s.name);
-        let Some(first) = first else {
-            continue;
-        };
-        let text = std::fs::read_to_string(lab.kit.join(&s.path)).unwrap_or_default();
-        problems.push(
-            Diagnostic::at(
-                &s.path,
-                key_pos(&text, 0, text.len(), "name"),
-                format!(
-                    "the name `{}` is already used by {}",
-                    s.name,
-                    first.path.display()
-                ),
-            )
-            .help("give every scenario its own name: it is how reports, `--scenario` and mutants' caught_by find it"),
-        );
-    }
-    problems
 }
 
 /// Checks loose mutant files of `lab` against its scenarios and reference solution.

@@ -62,6 +62,7 @@ mod tests {
             timeline: Vec::new(),
             backtrace: None,
             stopped_at: None,
+            interleaving: None,
         }
     }
 

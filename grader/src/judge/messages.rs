@@ -31,7 +31,11 @@ pub(super) fn missing_step(
         // Of simultaneous requests, which ones got stuck depends on thread timing: name
         // how many instead, so the report is the same on every run.
         let who = if simultaneous {
-            format!("{} of the {} requests", ids.len(), s.sent)
+            format!(
+                "{} of the {}",
+                ids.len(),
+                grader_lab::quantity(s.sent, "request")
+            )
         } else {
             format!(
                 "request{} {}",

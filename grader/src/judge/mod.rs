@@ -5,6 +5,8 @@
 
 pub mod limits;
 mod messages;
+pub mod race;
+pub mod story;
 mod timeline;
 
 use std::collections::BTreeMap;
@@ -182,6 +184,7 @@ fn passed(scenario: &Scenario) -> ScenarioResult {
         timeline: Vec::new(),
         backtrace: None,
         stopped_at: None,
+        interleaving: None,
     }
 }
 
@@ -199,7 +202,12 @@ fn unreadable(scenario: &Scenario, run: &Run) -> Option<String> {
             Event::Step(r) => Some(r.step),
             Event::Stuck(s) => Some(s.step),
             Event::Panic(p) => p.step,
-            Event::Ready | Event::Finished => None,
+            Event::Ready
+            | Event::Finished
+            | Event::Schedule { .. }
+            | Event::Violation(_)
+            | Event::Trace(_)
+            | Event::Explored { .. } => None,
         }?;
         (step >= steps).then(|| {
             format!(

@@ -1,6 +1,7 @@
 //! Finding a lab's files: the one place every command lists a lab's scenario and mutant
-//! files. A folder that cannot be read is an error, never an empty list; a lab without a
-//! published scenario, or with an empty `hidden/`, is a broken lab.
+//! files and its alternatives' folders. A folder that cannot be read is an error, never
+//! an empty list; a lab without a published scenario, or with an empty `hidden/`, is a
+//! broken lab.
 
 use std::path::{Path, PathBuf};
 
@@ -65,6 +66,27 @@ impl Lab {
             return Ok(Vec::new());
         }
         json_files(&dir)
+    }
+
+    /// The folders of the lab's correct alternatives, sorted; none when it has no
+    /// `alternatives/` (the student edition). Any other entry in that folder is skipped.
+    pub fn alternative_folders(&self) -> Result<Vec<PathBuf>, Error> {
+        let dir = self.alternatives_dir();
+        if dir.symlink_metadata().is_err() {
+            return Ok(Vec::new());
+        }
+        let entries = std::fs::read_dir(&dir).map_err(|e| Error::io("read the folder", &dir, e))?;
+        let mut folders = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| Error::io("read the folder", &dir, e))?;
+            let path = entry.path();
+            let meta = std::fs::metadata(&path).map_err(|e| Error::io("read", &path, e))?;
+            if meta.is_dir() {
+                folders.push(path);
+            }
+        }
+        folders.sort();
+        Ok(folders)
     }
 
     fn broken(&self, dir: &Path, why: &str) -> Error {

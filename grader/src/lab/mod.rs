@@ -48,6 +48,26 @@ pub struct LabManifest {
     pub targets: Vec<TargetDefaults>,
     /// Time limits.
     pub limits: Limits,
+    /// How the race checks explore schedules; absent in a lab without race checks.
+    #[serde(default)]
+    pub race: Option<RaceSettings>,
+}
+
+/// How the race checks explore the schedules of each race scenario (the lab's plug-in
+/// says which harness runs them: `Plugin::race_harness`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RaceSettings {
+    /// Schedules explored per race scenario.
+    pub schedules: u64,
+    /// The explorer's bug depth (PCT): how many times per schedule it may take the
+    /// processor away from the thread that has it.
+    pub depth: u32,
+    /// The explorer's seed. Changing it changes which schedules a number names.
+    pub seed: u64,
+    /// Scheduling steps one schedule may take; a thread that needs more loops without
+    /// waiting, which the race checks cannot explore.
+    pub max_steps: u64,
 }
 
 /// One rubric category.
@@ -220,6 +240,12 @@ impl Lab {
     /// The folder of hidden scenarios (present only in the instructors' edition).
     pub fn hidden_dir(&self) -> PathBuf {
         self.dir.join("hidden")
+    }
+
+    /// The folder of correct solutions written differently from the reference (present
+    /// only in the instructors' edition).
+    pub fn alternatives_dir(&self) -> PathBuf {
+        self.dir.join("alternatives")
     }
 
     /// The lab's target names, in its order.

@@ -17,6 +17,7 @@ use serde::Serialize;
 use super::rejected::Rejected;
 use super::{Report, ScenarioResult, Status, plain};
 use crate::report::provenance::Provenance;
+use grader_lab::quantity;
 
 /// The whole `results.json`.
 #[derive(Clone, Debug, Serialize)]
@@ -149,15 +150,14 @@ pub fn from_report(report: &Report, opts: Options<'_>) -> Results {
     let passed = shown.iter().filter(|s| s.status == Status::Passed).count();
     let mut output = if hidden.is_empty() {
         format!(
-            "**Total: {score}/{max} points**, {passed} of {} scenarios passed.\n",
-            shown.len()
+            "**Total: {score}/{max} points**, {passed} of {} passed.\n",
+            quantity(shown.len() as u64, "scenario")
         )
     } else {
         format!(
-            "**Visible scenarios: {score}/{max} points**, {passed} of {} passed. {} hidden scenario{} also ran: their results, and your total, show once grades are published.\n",
+            "**Visible scenarios: {score}/{max} points**, {passed} of {} passed. {} also ran: their results, and your total, show once grades are published.\n",
             shown.len(),
-            hidden.len(),
-            if hidden.len() == 1 { "" } else { "s" }
+            quantity(hidden.len() as u64, "hidden scenario")
         )
     };
     for cat in &report.categories {

@@ -6,6 +6,7 @@ use colored::Colorize;
 
 use super::{Report, ScenarioResult, Status};
 use crate::lab::Lab;
+use grader_lab::quantity;
 
 /// How much to show.
 #[derive(Clone, Copy, Debug)]
@@ -16,6 +17,9 @@ pub struct Options {
     pub verbose: bool,
     /// List categories and scenarios that did not pass before the others.
     pub failures_first: bool,
+    /// The graded crate is the lab's reference solution, and the reader an instructor:
+    /// hidden scenarios left out are theirs to run, not a student's to expect.
+    pub reference: bool,
 }
 
 /// Steps of the timeline shown before the failing one, unless verbose.
@@ -96,26 +100,34 @@ pub fn write(
     let total = format!("{}/{}", report.score, report.max_score);
     writeln!(
         out,
-        "{} {} points, {passed} of {} scenarios passed",
+        "{} {} points, {passed} of {} passed",
         "Total:".bold(),
         colour_score(&total, report.score, report.max_score).bold(),
-        report.scenarios.len()
+        quantity(report.scenarios.len() as u64, "scenario")
     )?;
     if let Some(p) = &report.provenance {
         writeln!(out, "{}", p.line().dimmed())?;
     }
     let points = report.hidden_points_not_run;
-    if report.hidden_not_run > 0 {
+    if opts.reference && report.hidden_not_run > 0 {
         writeln!(
             out,
-            "{} hidden scenario{} ({points} points) will also run when your submission is graded.",
-            report.hidden_not_run,
-            if report.hidden_not_run == 1 { "" } else { "s" }
+            "{} ({}) did not run: `--scenario NAME` runs one, `--submission DIR` grades a submission with all of them.",
+            quantity(report.hidden_not_run as u64, "hidden scenario"),
+            quantity(points, "point")
+        )?;
+    } else if report.hidden_not_run > 0 {
+        writeln!(
+            out,
+            "{} ({}) will also run when your submission is graded.",
+            quantity(report.hidden_not_run as u64, "hidden scenario"),
+            quantity(points, "point")
         )?;
     } else if points > 0 {
         writeln!(
             out,
-            "Hidden scenarios worth {points} points will also run when your submission is graded."
+            "Hidden scenarios worth {} will also run when your submission is graded.",
+            quantity(points, "point")
         )?;
     }
     Ok(())
@@ -193,6 +205,17 @@ fn scenario(s: &ScenarioResult, opts: Options, out: &mut dyn Write) -> std::io::
             writeln!(out, "            observed: {}", f.observed.red())?;
         }
         None => writeln!(out, "          {}", s.message)?,
+    }
+    if let Some(i) = &s.interleaving {
+        writeln!(
+            out,
+            "          interleaving (schedule {} of {} explored):",
+            i.schedule, i.explored
+        )?;
+        for line in &i.lines {
+            writeln!(out, "            {line}")?;
+        }
+        writeln!(out, "          {} {}", "replay:".cyan().bold(), i.replay)?;
     }
     if !s.timeline.is_empty() && s.timeline.len() > 1 || opts.verbose && !s.timeline.is_empty() {
         timeline(s, opts, out)?;

@@ -140,6 +140,23 @@ pub struct ScenarioResult {
     /// Scenarios stopped by the same `todo!()` share it, so a report can group them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stopped_at: Option<String>,
+    /// For a race check that did not pass: the schedule it failed on, told in words, and
+    /// the command that replays it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interleaving: Option<Interleaving>,
+}
+
+/// One explored schedule of a race check, as a report tells it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Interleaving {
+    /// Its number: the same code explores the same schedules in the same order.
+    pub schedule: u64,
+    /// How many schedules were explored, this one included.
+    pub explored: u64,
+    /// What the threads did, in the order they did it, one line per move.
+    pub lines: Vec<String>,
+    /// The command that runs exactly this schedule again.
+    pub replay: String,
 }
 
 /// The first place where observed and expected differ.

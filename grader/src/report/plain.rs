@@ -32,6 +32,16 @@ pub fn explanation(s: &ScenarioResult, hints: bool) -> String {
             out.push('\n');
         }
     }
+    if let Some(i) = &s.interleaving {
+        out.push_str(&format!(
+            "interleaving (schedule {} of {} explored):\n",
+            i.schedule, i.explored
+        ));
+        for line in &i.lines {
+            out.push_str(&format!("  {line}\n"));
+        }
+        out.push_str(&format!("replay: {}\n", i.replay));
+    }
     if !s.timeline.is_empty() {
         out.push_str("timeline (fake clock):\n");
         for e in &s.timeline {

@@ -19,6 +19,10 @@ pub struct RunOptions {
     pub jobs: usize,
     /// Capture backtraces of panics.
     pub backtrace: bool,
+    /// Race scenarios run only this schedule (`--schedule`), and tell it in full.
+    pub schedule: Option<u64>,
+    /// How race scenarios explore schedules: the lab's race settings, if it has any.
+    pub race: Option<crate::grade::race::Settings>,
 }
 
 /// The plan the harness runs for `scenario`: the lab's actions for its steps.
@@ -33,5 +37,6 @@ pub fn plan(scenario: &Scenario, opts: &RunOptions) -> Plan {
             .iter()
             .map(|p| scenario.plugin.action(&p.step))
             .collect(),
+        race: None,
     }
 }

@@ -35,6 +35,10 @@ pub enum Ending {
     TimedOut,
 }
 
+/// The least memory limit a scenario's process may be given, in megabytes: below it the
+/// harness itself cannot start its request threads, and correct code fails.
+pub const MIN_MEMORY_MB: u64 = 64;
+
 /// Kernel limits on the child process (`setrlimit(2)`), inherited by anything it starts.
 /// `None` leaves the limit as the grader's own.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -86,6 +90,13 @@ pub fn run(
         // allocates rather than how many threads it started.
         .env("MALLOC_ARENA_MAX", "2")
         .process_group(0);
+    // The race explorer reads its seed from SHUTTLE_RANDOM_SEED when it is set: a stray
+    // variable must not change which schedules a number names, nor a verdict.
+    for (key, _) in std::env::vars_os() {
+        if key.to_string_lossy().starts_with("SHUTTLE_") {
+            command.env_remove(key);
+        }
+    }
     set_limits(&mut command, limits);
     if backtrace {
         command.env("GRADER_BACKTRACE", "1");

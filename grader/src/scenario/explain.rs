@@ -21,12 +21,23 @@ pub fn explain(lab: &Lab, s: &Scenario) -> String {
     let _ = writeln!(out, "{}: {}", s.name, s.title);
     let _ = writeln!(
         out,
-        "category: {category}; {} points; {visibility}",
-        s.points
+        "category: {category}; {}; {visibility}",
+        grader_lab::quantity(s.points, "point")
     );
     let _ = writeln!(out, "file: {}", s.path.display());
     if !s.description.is_empty() {
         let _ = writeln!(out, "\n{}", s.description);
+    }
+    if s.race {
+        let schedules = lab
+            .manifest
+            .race
+            .as_ref()
+            .map_or_else(|| "many".to_owned(), |r| r.schedules.to_string());
+        let _ = writeln!(
+            out,
+            "\nA race check: the steps run on the schedule explorer, once on each of {schedules} interleavings (the same ones every run). On every one, each check below must hold, and so must the lab's race properties: see its handout."
+        );
     }
     let _ = writeln!(out, "\nSettings:");
     let plugin = &s.plugin;

@@ -2,134 +2,257 @@
 
 use std::path::Path;
 
-use super::model::{SCENARIO_FORMAT_VERSION, ScenarioFile};
-use super::{PlacedStep, Scenario};
-use crate::diagnostic::{Diagnostic, Pos, describe_json_error};
+use std::collections::BTreeMap;
+
+use serde_json::value::RawValue;
+
+use super::model::{SCENARIO_FORMAT_VERSION, ScenarioFile, Visibility};
+use super::{PlacedStep, Scenario, recover};
+use crate::diagnostic::{Diagnostic, Pos, Source};
 use crate::lab::Lab;
 
-/// The byte offset of a 1-based line and column (in characters) of `text`.
-fn offset_of(text: &str, line: usize, col: usize) -> usize {
-    let line_start = if line <= 1 {
-        0
-    } else {
-        text.match_indices('\n')
-            .nth(line - 2)
-            .map_or(text.len(), |(i, _)| i + 1)
-    };
-    text[line_start..]
-        .char_indices()
-        .nth(col.saturating_sub(1))
-        .map_or(text.len(), |(i, _)| line_start + i)
+/// Every mistake of `text` (a file of people's, shown as `shown`) as a `T`, given serde's
+/// first, each placed: for files read whole, such as mutants.
+pub fn every_json_mistake<T: serde::de::DeserializeOwned>(
+    shown: &Path,
+    text: &str,
+    first: serde_json::Error,
+) -> Vec<Diagnostic> {
+    let parse = |t: &str| serde_json::from_str::<T>(t).map(|_| ());
+    let mistakes = recover::every_mistake(text, 0..text.len(), first, parse);
+    let mut problems = mistake_problems(&Source::new(shown, text), mistakes, &[]);
+    problems.sort_by_key(|d| d.pos);
+    problems
 }
 
-/// Where in `text` a serde_json error points. serde places "unknown field", "unknown
-/// variant" and "a string of the wrong type" at the closing quote of the word; this
-/// moves them to its opening quote, where a person looks for the word.
-pub fn error_offset(text: &str, e: &serde_json::Error) -> usize {
-    let offset = offset_of(text, e.line(), e.column());
-    let message = e.to_string();
-    let about_a_word = ["unknown field", "unknown variant", "invalid type: string"]
-        .iter()
-        .any(|m| message.starts_with(m));
-    if !about_a_word || text.as_bytes().get(offset) != Some(&b'"') {
-        return offset;
-    }
-    let before = &text.as_bytes()[..offset];
-    let mut i = offset;
-    while i > 0 {
-        i -= 1;
-        if before[i] == b'"' && (i == 0 || before[i - 1] != b'\\') {
-            return i;
+/// Problems for the mistakes of one JSON value of `source`. An unknown word where the
+/// lab's step kinds are allowed is an unknown kind of step.
+fn mistake_problems(
+    source: &Source<'_>,
+    mistakes: recover::Mistakes,
+    kinds: &[String],
+) -> Vec<Diagnostic> {
+    let mut problems: Vec<Diagnostic> = mistakes
+        .list
+        .into_iter()
+        .map(|m| {
+            let message = if !kinds.is_empty() && m.allowed == kinds {
+                m.message.replacen("unknown word", "unknown step", 1)
+            } else {
+                m.message
+            };
+            let d = source.at(m.offset, message);
+            match m.help {
+                Some(help) => d.help(help),
+                None => d,
+            }
+        })
+        .collect();
+    if mistakes.more {
+        if let Some(last) = problems.last() {
+            let more = Diagnostic {
+                message: format!(
+                    "more problems here than the {} shown; fix these and run again",
+                    recover::MAX_MISTAKES
+                ),
+                help: None,
+                ..last.clone()
+            };
+            problems.push(more);
         }
     }
-    offset
+    problems
 }
 
-/// A diagnostic for a serde_json error in `text`, placed as [`error_offset`] says.
-pub fn json_error(shown: &Path, text: &str, e: &serde_json::Error) -> Diagnostic {
-    let pos = Pos::of_offset(text, error_offset(text, e));
-    let mut d = Diagnostic::at(shown, pos, describe_json_error(e));
-    if e.to_string().starts_with("missing field") {
-        d = d.help(format!(
-            "the lab's {} lists every field, and which are required",
-            crate::scenario::schema::FILE_NAME
-        ));
-    }
-    d
+/// What the envelope says, read field by field, so that a field with a mistake leaves
+/// the others to be checked: `None` for a field absent (where it has no default) or not
+/// of its type (a mistake already reported).
+#[derive(Clone, Debug, Default)]
+pub struct Header {
+    /// `format_version`.
+    pub format_version: Option<u64>,
+    /// `name`.
+    pub name: Option<String>,
+    /// `title`.
+    pub title: Option<String>,
+    /// `category`.
+    pub category: Option<String>,
+    /// `points`.
+    pub points: Option<u64>,
+    /// `hint`.
+    pub hint: Option<String>,
+    /// `visibility`, `visible` when absent.
+    pub visibility: Option<Visibility>,
+    /// `race`.
+    pub race: Option<bool>,
+    /// Where each top-level key starts.
+    keys: Vec<(String, usize)>,
 }
 
-/// [`json_error`] for a step of a lab whose step kinds are `kinds`: an unknown kind gets
-/// the list of the lab's kinds.
-fn step_error(shown: &Path, text: &str, e: &serde_json::Error, kinds: &[String]) -> Diagnostic {
-    let d = json_error(shown, text, e);
-    let unknown_kind = e.to_string().starts_with("unknown variant")
-        && kinds
-            .last()
-            .is_some_and(|k| e.to_string().contains(&format!("`{k}`")));
-    if unknown_kind {
-        d.help(format!("a step is one of: {}", kinds.join(", ")))
-    } else {
-        d
+impl Header {
+    fn read(text: &str, top: &[recover::Member]) -> Header {
+        let field = |key: &str| {
+            top.iter()
+                .find(|m| m.key == key)
+                .map(|m| &text[m.value.clone()])
+        };
+        fn value<T: serde::de::DeserializeOwned>(raw: Option<&str>) -> Option<T> {
+            serde_json::from_str(raw?).ok()
+        }
+        Header {
+            format_version: value(field("format_version")),
+            name: value(field("name")),
+            title: value(field("title")),
+            category: value(field("category")),
+            points: value(field("points")),
+            hint: value(field("hint")),
+            visibility: match field("visibility") {
+                None => Some(Visibility::Visible),
+                raw => value(raw),
+            },
+            race: value(field("race")),
+            keys: top.iter().map(|m| (m.key.clone(), m.key_start)).collect(),
+        }
     }
+
+    /// Where top-level `key` starts, or the file's start.
+    pub fn key(&self, key: &str) -> usize {
+        self.keys
+            .iter()
+            .find(|(k, _)| k == key)
+            .map_or(0, |(_, at)| *at)
+    }
+
+    /// Whether the file has top-level `key`.
+    pub fn has(&self, key: &str) -> bool {
+        self.keys.iter().any(|(k, _)| k == key)
+    }
+}
+
+/// A scenario file read as far as it could be: what [`super::validate`] checks.
+pub struct Parsed<'a> {
+    /// The file.
+    pub source: Source<'a>,
+    /// The envelope's fields.
+    pub header: Header,
+    /// Each step, or `None` where it has a mistake (reported).
+    pub steps: Vec<Option<PlacedStep>>,
+    /// Whether `steps` is a list (when it is not, that is reported already).
+    pub steps_read: bool,
+    /// The `targets` overrides, per target name.
+    pub overrides: BTreeMap<String, &'a RawValue>,
 }
 
 /// Reads and parses one scenario file. `shown` is the path used in messages.
 ///
-/// Returns every problem found by parsing; [`super::validate`] then checks the meaning.
+/// Every problem is reported in one go: each mistake of the envelope and of each step (a
+/// step with one is left out of the checks of what the steps mean), then what
+/// [`super::validate`] finds in what could be read.
 pub fn parse(lab: &Lab, text: &str, shown: &Path) -> Result<Scenario, Vec<Diagnostic>> {
-    let file: ScenarioFile<'_> =
-        serde_json::from_str(text).map_err(|e| vec![json_error(shown, text, &e)])?;
+    let source = Source::new(shown, text);
     let mut problems = Vec::new();
-    if file.format_version != SCENARIO_FORMAT_VERSION {
-        problems.push(
-            Diagnostic::at(
-                shown,
-                key_pos(text, 0, text.len(), "format_version"),
-                format!(
-                    "format_version {} is not supported; this grader reads version {SCENARIO_FORMAT_VERSION}",
-                    file.format_version
-                ),
-            )
-            .help(format!("set \"format_version\": {SCENARIO_FORMAT_VERSION}")),
-        );
+    let envelope = match serde_json::from_str::<ScenarioFile<'_>>(text) {
+        Ok(file) => Some(file),
+        Err(e) => {
+            let syntax = e.is_syntax() || e.is_eof();
+            let parse = |t: &str| serde_json::from_str::<ScenarioFile<'_>>(t).map(|_| ());
+            let mistakes = recover::every_mistake(text, 0..text.len(), e, parse);
+            problems.extend(mistake_problems(&source, mistakes, &[]));
+            if syntax {
+                return Err(problems);
+            }
+            None
+        }
+    };
+    let Some(top) = recover::members(text, 0..text.len()) else {
+        // Not an object at all: serde's words about it (a sequence of some length) help
+        // nobody.
+        return Err(vec![
+            source
+                .at(
+                    0,
+                    "a scenario file is one JSON object, `{...}`, and this is not one",
+                )
+                .help(format!(
+                    "copy a scenario of the lab to start from; the lab's {} lists every field",
+                    super::schema::FILE_NAME
+                )),
+        ]);
+    };
+    let header = Header::read(text, &top);
+    if let Some(v) = header.format_version {
+        if v != u64::from(SCENARIO_FORMAT_VERSION) {
+            problems.push(
+                source
+                    .at(
+                        header.key("format_version"),
+                        format!(
+                            "format_version {v} is not supported; this grader reads version {SCENARIO_FORMAT_VERSION}"
+                        ),
+                    )
+                    .help(format!("set \"format_version\": {SCENARIO_FORMAT_VERSION}")),
+            );
+        }
     }
-    let mut steps = Vec::new();
+    let member = |key: &str| top.iter().find(|m| m.key == key).map(|m| m.value.clone());
     let kinds = lab.plugin.step_kinds();
-    for raw in &file.steps {
-        let slice = raw.get();
-        let offset = slice.as_ptr() as usize - text.as_ptr() as usize;
-        let pos = Pos::of_offset(text, offset);
+    let mut steps = Vec::new();
+    let step_ranges = member("steps").and_then(|r| recover::elements(text, r));
+    let steps_read = step_ranges.is_some();
+    for range in step_ranges.unwrap_or_default() {
+        let slice = &text[range.clone()];
         match lab.plugin.parse_step(slice) {
-            Ok(step) => steps.push(PlacedStep {
+            Ok(step) => steps.push(Some(PlacedStep {
                 step,
-                pos,
-                span: offset..offset + slice.len(),
-            }),
+                pos: source.lines.pos(range.start),
+                span: range,
+            })),
             Err(e) => {
-                // The error is placed in the step's text; place it in the file's.
-                let mut d = step_error(shown, slice, &e, &kinds);
-                if let Some(inner) = d.pos {
-                    d.pos = Some(if inner.line == 1 {
-                        Pos {
-                            line: pos.line,
-                            col: pos.col + inner.col - 1,
-                        }
-                    } else {
-                        Pos {
-                            line: pos.line + inner.line - 1,
-                            col: inner.col,
-                        }
-                    });
+                // The file is valid JSON, so a syntax error in a step is serde's way of
+                // saying it is not an object with one key.
+                if e.is_syntax() || e.is_eof() {
+                    problems.push(
+                        source
+                            .at(
+                                range.start,
+                                "a step is an object with exactly one key: the kind of step",
+                            )
+                            .help(format!("one of: {}", kinds.join(", "))),
+                    );
+                    steps.push(None);
+                    continue;
                 }
-                problems.push(d);
+                let parse = |t: &str| lab.plugin.parse_step(t).map(|_| ());
+                let mistakes = recover::every_mistake(text, range, e, parse);
+                problems.extend(mistake_problems(&source, mistakes, &kinds));
+                steps.push(None);
             }
         }
     }
-    if !problems.is_empty() {
-        return Err(problems);
+    let mut overrides = BTreeMap::new();
+    for m in member("targets")
+        .and_then(|r| recover::members(text, r))
+        .unwrap_or_default()
+    {
+        if let Ok(raw) = serde_json::from_str::<&RawValue>(&text[m.value.clone()]) {
+            overrides.entry(m.key).or_insert(raw);
+        }
     }
-    let targets = super::settings::resolve(lab, &file.targets);
-    let scenario = Scenario {
+    let parsed = Parsed {
+        source,
+        header,
+        steps,
+        steps_read,
+        overrides,
+    };
+    problems.extend(super::validate::check(lab, &parsed));
+    let (Some(file), true) = (envelope, problems.is_empty()) else {
+        // In file order, as a compiler lists them.
+        problems.sort_by_key(|d| d.pos);
+        return Err(problems);
+    };
+    let targets = super::settings::resolve(lab, &parsed.overrides);
+    Ok(Scenario {
         path: shown.to_path_buf(),
         name: file.name,
         title: file.title,
@@ -137,18 +260,13 @@ pub fn parse(lab: &Lab, text: &str, shown: &Path) -> Result<Scenario, Vec<Diagno
         points: file.points,
         visibility: file.visibility,
         smoke: file.smoke,
+        race: file.race,
         description: file.description,
         hint: file.hint,
         targets,
-        steps,
+        steps: parsed.steps.into_iter().flatten().collect(),
         plugin: super::LabPlugin(lab.plugin.clone()),
-    };
-    let problems = super::validate::check(lab, &scenario, &file.targets, text);
-    if problems.is_empty() {
-        Ok(scenario)
-    } else {
-        Err(problems)
-    }
+    })
 }
 
 /// Where `"key"` first appears in `text[start..end]`, or where that range starts.

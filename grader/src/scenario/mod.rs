@@ -4,6 +4,8 @@
 pub mod explain;
 pub mod load;
 pub mod model;
+pub mod names;
+pub mod recover;
 pub mod schema;
 pub mod settings;
 pub mod validate;
@@ -34,6 +36,9 @@ pub struct Scenario {
     pub visibility: Visibility,
     /// Not expected to catch any known bug.
     pub smoke: bool,
+    /// Runs on the lab's race harness, over many explored schedules (see
+    /// [`crate::grade::race`]).
+    pub race: bool,
     /// Plain-words description.
     pub description: String,
     /// Hint shown after a failure.

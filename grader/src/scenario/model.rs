@@ -53,6 +53,10 @@ pub struct ScenarioFile<'a> {
     /// Marks a scenario that no known buggy solution is expected to fail.
     #[serde(default)]
     pub smoke: bool,
+    /// A race check: the steps run on the schedule-exploring runtime, once per explored
+    /// schedule, and every expectation and every race property must hold on each.
+    #[serde(default)]
+    pub race: bool,
     /// What it does and why, in plain words, for `grader explain`.
     #[serde(default)]
     pub description: String,

@@ -5,15 +5,12 @@
 //! Each field is tried on its own over the defaults, so a wrong key or value is reported
 //! where it is written.
 
-use std::collections::BTreeMap;
-use std::path::Path;
-
 use grader_protocol::TargetPlan;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 
-use super::load::key_pos;
-use crate::diagnostic::{Diagnostic, Pos, describe_json_error};
+use crate::diagnostic::{Diagnostic, Source, describe_json_error};
 use crate::lab::Lab;
 
 /// Every target of the lab, in its order, with the settings a scenario runs it with.
@@ -42,9 +39,9 @@ pub fn resolve(lab: &Lab, overrides: &BTreeMap<String, &RawValue>) -> Vec<Target
 pub fn problems(
     lab: &Lab,
     overrides: &BTreeMap<String, &RawValue>,
-    text: &str,
-    path: &Path,
+    source: &Source<'_>,
 ) -> Vec<Diagnostic> {
+    let text = source.text;
     let mut problems = Vec::new();
     for t in &lab.manifest.targets {
         let Some(raw) = overrides.get(&t.name) else {
@@ -52,13 +49,12 @@ pub fn problems(
         };
         let start = (raw.get().as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
         let end = start + raw.get().len();
-        let at = |key: &str| key_pos(text, start, end, key);
+        let at = |key: &str| source.key_in(start..end, key);
         let fields = match serde_json::from_str::<Value>(raw.get()) {
             Ok(Value::Object(fields)) => fields,
             _ => {
-                problems.push(Diagnostic::at(
-                    path,
-                    Pos::of_offset(text, start),
+                problems.push(source.at(
+                    start,
                     format!(
                         "the settings of `{}` must be an object of setting names and values",
                         t.name
@@ -75,24 +71,22 @@ pub fn problems(
         {
             continue;
         }
-        let mut fine = true;
+        // The fields that fit the lab's type are then checked together for their values.
+        let mut merged: Map<String, Value> = t.settings.clone();
         for (key, value) in &fields {
             let mut one = t.settings.clone();
             one.insert(key.clone(), value.clone());
-            if let Err(e) = lab.plugin.read_settings(&Value::Object(one)) {
-                problems.push(Diagnostic::at(path, at(key), describe_json_error(&e)));
-                fine = false;
+            match lab.plugin.read_settings(&Value::Object(one)) {
+                Ok(_) => {
+                    merged.insert(key.clone(), value.clone());
+                }
+                Err(e) => problems.push(source.at(at(key), describe_json_error(&e))),
             }
         }
-        if !fine {
-            continue;
-        }
-        let mut merged: Map<String, Value> = t.settings.clone();
-        merged.extend(fields.clone());
         if let Ok(found) = lab.plugin.read_settings(&Value::Object(merged)) {
             for (field, message) in found {
                 if fields.contains_key(field) {
-                    problems.push(Diagnostic::at(path, at(field), message));
+                    problems.push(source.at(at(field), message));
                 }
             }
         }

@@ -1,120 +1,84 @@
 //! Checking what a scenario means, before any code runs.
 //!
-//! Parsing already refused unknown fields and wrong types. This pass checks the envelope
-//! against the lab (names, category, targets, the file's place), the targets' settings,
-//! and asks the lab's plug-in to check what its steps mean. It collects every problem
-//! instead of stopping at the first.
+//! Parsing already reported unknown fields and wrong types. This pass checks what could
+//! be read against the lab (names, category, targets, the file's place), the targets'
+//! settings, and asks the lab's plug-in to check what its steps mean. It collects every
+//! problem instead of stopping at the first.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use grader_lab::{Checker, unknown_word};
-use serde_json::value::RawValue;
 
-use super::Scenario;
+use super::load::Parsed;
 use super::model::Visibility;
+use super::{PlacedStep, Scenario};
 use crate::diagnostic::Diagnostic;
 use crate::lab::Lab;
-use crate::scenario::load::key_pos;
 
 struct Envelope<'a> {
     lab: &'a Lab,
-    scenario: &'a Scenario,
-    text: &'a str,
+    parsed: &'a Parsed<'a>,
     problems: Vec<Diagnostic>,
 }
 
 impl Envelope<'_> {
-    fn problem(
-        &mut self,
-        start: usize,
-        end: usize,
-        key: &str,
-        message: String,
-        help: Option<String>,
-    ) {
-        let pos = key_pos(self.text, start, end, key);
-        let mut d = Diagnostic::at(&self.scenario.path, pos, message);
+    fn problem(&mut self, offset: usize, message: String, help: Option<String>) {
+        let mut d = self.parsed.source.at(offset, message);
         if let Some(help) = help {
             d = d.help(help);
         }
         self.problems.push(d);
     }
 
+    /// A problem at top-level `key`.
     fn top(&mut self, key: &str, message: String, help: Option<String>) {
-        self.problem(0, self.text.len(), key, message, help);
-    }
-
-    /// Checks `word` is one of `allowed`; `what` names the kind of word in messages.
-    fn one_of(
-        &mut self,
-        span: (usize, usize),
-        key: &str,
-        word: &str,
-        allowed: &[&str],
-        what: &str,
-    ) -> bool {
-        match unknown_word(word, allowed, what) {
-            None => true,
-            Some((message, help)) => {
-                self.problem(span.0, span.1, key, message, Some(help));
-                false
-            }
-        }
+        let at = self.parsed.header.key(key);
+        self.problem(at, message, help);
     }
 }
 
-/// Every problem with one parsed scenario.
-pub fn check(
-    lab: &Lab,
-    scenario: &Scenario,
-    overrides: &BTreeMap<String, &RawValue>,
-    text: &str,
-) -> Vec<Diagnostic> {
+/// Every problem with what could be read of a scenario file.
+pub fn check(lab: &Lab, parsed: &Parsed<'_>) -> Vec<Diagnostic> {
     let mut c = Envelope {
         lab,
-        scenario,
-        text,
+        parsed,
         problems: Vec::new(),
     };
-    check_header(&mut c, overrides);
+    check_header(&mut c);
     check_place(&mut c);
     check_steps(&mut c);
     c.problems
 }
 
-/// In the lab's `scenarios/` or `hidden/` folder: the file is named after the scenario,
-/// and its visibility matches the folder (students get `scenarios/`, never `hidden/`).
+/// Any scenario file is named after its scenario, wherever it is (a draft too, so that it
+/// can be published as it is). In the lab's `scenarios/` or `hidden/` folder, its
+/// visibility also matches the folder (students get `scenarios/`, never `hidden/`).
 fn check_place(c: &mut Envelope<'_>) {
-    let s = c.scenario;
-    let full = c.lab.kit.join(&s.path);
+    let h = &c.parsed.header;
+    let full = c.lab.kit.join(c.parsed.source.path);
     let Some(dir) = full.parent() else {
         return;
     };
-    let in_visible = same_folder(dir, &c.lab.scenarios_dir());
-    let in_hidden = same_folder(dir, &c.lab.hidden_dir());
-    if !in_visible && !in_hidden {
-        return;
-    }
     let stem = full
         .file_stem()
         .map(|x| x.to_string_lossy().into_owned())
         .unwrap_or_default();
-    if stem != s.name {
-        c.top(
-            "name",
-            format!(
-                "the scenario is named `{}`, but its file is {stem}.json",
-                s.name
-            ),
-            Some(format!(
-                "rename the file to {}.json, or set \"name\": \"{stem}\"",
-                s.name
-            )),
-        );
+    if let Some(name) = h.name.clone().filter(|n| valid_name(n)) {
+        if stem != name {
+            c.top(
+                "name",
+                format!("the scenario is named `{name}`, but its file is {stem}.json"),
+                Some(format!(
+                    "rename the file to {name}.json, or set \"name\": \"{stem}\""
+                )),
+            );
+        }
     }
+    let in_visible = same_folder(dir, &c.lab.scenarios_dir());
+    let in_hidden = same_folder(dir, &c.lab.hidden_dir());
     let hidden_dir = crate::lab::kit::shown_path(&c.lab.kit, &c.lab.hidden_dir());
     let visible_dir = crate::lab::kit::shown_path(&c.lab.kit, &c.lab.scenarios_dir());
-    if in_visible && s.visibility == Visibility::Hidden {
+    if in_visible && h.visibility == Some(Visibility::Hidden) {
         c.top(
             "visibility",
             format!(
@@ -127,8 +91,8 @@ fn check_place(c: &mut Envelope<'_>) {
             )),
         );
     }
-    if in_hidden && s.visibility == Visibility::Visible {
-        let key = if c.text.contains("\"visibility\"") {
+    if in_hidden && h.visibility == Some(Visibility::Visible) {
+        let key = if h.has("visibility") {
             "visibility"
         } else {
             "name"
@@ -158,80 +122,92 @@ fn same_folder(a: &std::path::Path, b: &std::path::Path) -> bool {
     }
 }
 
-fn check_header(c: &mut Envelope<'_>, overrides: &BTreeMap<String, &RawValue>) {
-    let s = c.scenario;
-    let name_ok = !s.name.is_empty()
-        && s.name
+/// Whether a scenario name is lowercase letters, digits and `_` only.
+fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
             .chars()
-            .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '_');
-    if !name_ok {
+            .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '_')
+}
+
+fn check_header(c: &mut Envelope<'_>) {
+    let h = &c.parsed.header;
+    if let Some(name) = h.name.clone().filter(|n| !valid_name(n)) {
         c.top(
             "name",
-            format!(
-                "the name `{}` must be lowercase letters, digits and `_` only",
-                s.name
-            ),
+            format!("the name `{name}` must be lowercase letters, digits and `_` only"),
             None,
         );
     }
-    if s.title.trim().is_empty() {
+    if h.title.as_deref().is_some_and(|t| t.trim().is_empty()) {
         c.top(
             "title",
             "the title is empty".into(),
             Some("say in one sentence what the scenario shows".into()),
         );
     }
-    if s.hint.trim().is_empty() {
+    if h.hint.as_deref().is_some_and(|t| t.trim().is_empty()) {
         c.top(
             "hint",
             "the hint is empty".into(),
             Some("name the mistake this scenario usually catches".into()),
         );
     }
-    if s.points == 0 {
+    if h.points == Some(0) {
         c.top(
             "points",
             "a scenario must be worth at least 1 point".into(),
             None,
         );
     }
-    let categories: Vec<&str> = c
-        .lab
-        .manifest
-        .categories
-        .iter()
-        .map(|x| x.id.as_str())
-        .collect();
-    let category = s.category.clone();
-    c.one_of(
-        (0, c.text.len()),
-        "category",
-        &category,
-        &categories,
-        "category",
-    );
-    let targets: Vec<String> = c
-        .lab
-        .manifest
-        .targets
-        .iter()
-        .map(|t| t.name.clone())
-        .collect();
-    let target_names: Vec<&str> = targets.iter().map(String::as_str).collect();
-    let start = c.text.find("\"targets\"").unwrap_or(0);
-    for name in overrides.keys() {
-        c.one_of((start, c.text.len()), name, name, &target_names, "target");
+    if h.race == Some(true)
+        && (c.lab.manifest.race.is_none() || c.lab.plugin.race_harness().is_none())
+    {
+        c.top(
+            "race",
+            format!(
+                "this is a race check, but {} has no race checks (no \"race\" settings in its lab.json, or no race harness in its plug-in)",
+                c.lab.manifest.name
+            ),
+            Some("add a \"race\" object to the lab's lab.json, or remove \"race\": true".into()),
+        );
     }
-    let settings = super::settings::problems(c.lab, overrides, c.text, &c.scenario.path);
+    if let Some(category) = h.category.clone() {
+        let categories: Vec<&str> = c
+            .lab
+            .manifest
+            .categories
+            .iter()
+            .map(|x| x.id.as_str())
+            .collect();
+        if let Some((message, help)) = unknown_word(&category, &categories, "category") {
+            c.top("category", message, Some(help));
+        }
+    }
+    let targets = c.lab.target_names();
+    let target_names: Vec<&str> = targets.iter().map(String::as_str).collect();
+    let overrides_at = c.parsed.header.key("targets");
+    for name in c.parsed.overrides.keys() {
+        if let Some((message, help)) = unknown_word(name, &target_names, "target") {
+            let at = c
+                .parsed
+                .source
+                .key_in(overrides_at..c.parsed.source.text.len(), name);
+            c.problem(at, message, Some(help));
+        }
+    }
+    let settings = super::settings::problems(c.lab, &c.parsed.overrides, &c.parsed.source);
     c.problems.extend(settings);
-    if s.steps.is_empty() {
+    let steps = &c.parsed.steps;
+    if steps.is_empty() && c.parsed.steps_read {
         c.top("steps", "there are no steps".into(), None);
     }
-    let checks_something = s
-        .steps
+    let complete = steps.iter().all(Option::is_some);
+    let checks_something = steps
         .iter()
+        .flatten()
         .any(|p| c.lab.plugin.expects_something(&p.step));
-    if !s.steps.is_empty() && !checks_something {
+    if !steps.is_empty() && complete && !checks_something {
         c.top(
             "steps",
             "no step expects anything, so this scenario can never fail".into(),
@@ -240,24 +216,31 @@ fn check_header(c: &mut Envelope<'_>, overrides: &BTreeMap<String, &RawValue>) {
     }
 }
 
-/// The lab's plug-in checks what the steps mean; each problem is placed at its key inside
-/// its step.
+/// The lab's plug-in checks what the steps that could be read mean; each problem is
+/// placed at its key inside its step. Where a step could not be read, the checker says
+/// so, and a plug-in leaves out the checks that depend on earlier steps.
 fn check_steps(c: &mut Envelope<'_>) {
     let targets = c.lab.target_names();
-    let mut checker = Checker::new(&targets);
-    let steps: Vec<_> = c.scenario.steps.iter().map(|p| &p.step).collect();
+    let readable: Vec<(usize, &PlacedStep)> = c
+        .parsed
+        .steps
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| p.as_ref().map(|p| (i, p)))
+        .collect();
+    let race = c.parsed.header.race == Some(true);
+    let mut checker = Checker::new(&targets).for_race_check(race);
+    if readable.len() < c.parsed.steps.len() {
+        checker = checker.with_unreadable_steps();
+    }
+    let steps: Vec<_> = readable.iter().map(|(_, p)| &p.step).collect();
     c.lab.plugin.check_steps(&steps, &mut checker);
     for p in checker.into_problems() {
-        let Some(placed) = c.scenario.steps.get(p.step) else {
+        let Some((_, placed)) = readable.get(p.step) else {
             continue;
         };
-        c.problem(
-            placed.span.start,
-            placed.span.end,
-            &p.key,
-            p.message,
-            p.help,
-        );
+        let at = c.parsed.source.key_in(placed.span.clone(), &p.key);
+        c.problem(at, p.message, p.help);
     }
 }
 

@@ -11,7 +11,7 @@ fn the_reference_gets_full_marks() {
         .assert()
         .code(0)
         .stdout(predicate::str::contains(
-            "Total: 134/134 points, 32 of 32 scenarios passed",
+            "Total: 179/179 points, 42 of 42 scenarios passed",
         ))
         .get_output()
         .clone();
@@ -28,8 +28,8 @@ fn the_reference_json_report() {
         .clone();
     let report: serde_json::Value =
         serde_json::from_slice(&output.stdout).expect("one JSON object on stdout");
-    assert_eq!(report["score"], 134);
-    assert_eq!(report["max_score"], 134);
+    assert_eq!(report["score"], 179);
+    assert_eq!(report["max_score"], 179);
     insta::assert_snapshot!("reference_json", stdout(&output));
 }
 
@@ -43,13 +43,13 @@ fn the_untouched_skeleton_gets_zero_and_names_each_todo() {
         .clone();
     let text = stdout(&output);
     assert!(
-        text.contains("Total: 0/134 points, 0 of 32 scenarios passed"),
+        text.contains("Total: 0/179 points, 0 of 42 scenarios passed"),
         "{text}"
     );
     assert_eq!(
         text.matches("hit todo!() at crates/relay_base/src/")
             .count(),
-        32,
+        42,
         "every scenario names the todo!() it hit:\n{text}"
     );
     insta::assert_snapshot!("skeleton_human", text);
@@ -116,7 +116,7 @@ fn one_scenario_by_name() {
     Single half-open trial                                           6/6
       PASS    ho_single_trial_under_concurrency                      6/6
 
-    Total: 6/6 points, 1 of 1 scenarios passed
+    Total: 6/6 points, 1 of 1 scenario passed
     ----- stderr -----
     building solutions/lab4 ...
     running 1 scenario ...

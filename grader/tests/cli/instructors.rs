@@ -30,6 +30,7 @@ const KIT_PATHS: &[&str] = &[
     "grader/harness",
     "grader/lab",
     "grader/protocol",
+    "grader/race",
     "solutions",
     "labs",
     "docs",
@@ -226,8 +227,14 @@ fn check(command: &str, status: i32, o: &Output) {
     } else if command.starts_with("grader check lab4 --solution --scenario") {
         assert!(
             out(o).contains(&format!(
-                "Total: {new}/{new} points, 1 of 1 scenarios passed"
+                "Total: {new}/{new} points, 1 of 1 scenario passed"
             )),
+            "{t}"
+        );
+    } else if command.starts_with("grader audit lab4 --scenario labs/lab4/drafts/") {
+        assert!(
+            out(o).contains("sm_failed_e902_trial_reopens  ok ")
+                && out(o).contains("Audit of 1 scenario passed"),
             "{t}"
         );
     } else if command == "grader validate lab4" && status == 2 {
@@ -241,31 +248,52 @@ fn check(command: &str, status: i32, o: &Output) {
             shown, printed,
             "docs/instructors.md shows other words:\n{t}"
         );
-    } else if command == "grader validate lab4" {
-        // The shipped lab, plus the walk-through's scenario.
+    } else if command.starts_with("grader validate lab4") {
+        // The shipped lab, plus the walk-through's scenario; `--fix` first rewrote the
+        // handout's numbers.
         let c = shipped_counts();
+        let text = err(o);
+        let last = text.lines().last().unwrap_or_default();
+        if command.ends_with("--fix") {
+            assert!(
+                text.starts_with("lab4: rewrote labs/lab4/README.md from the lab's data ("),
+                "{t}"
+            );
+        }
         assert_eq!(
-            err(o),
+            format!("{last}\n"),
             format!(
-                "lab4: {} scenarios ({} visible, {} hidden), {} points, {} mutants: all valid\n",
+                "lab4: {} scenarios ({} visible, {} hidden), {} points, {} mutants, {} alternatives: all valid\n",
                 c.visible + c.hidden + 1,
                 c.visible + 1,
                 c.hidden,
                 c.points + new,
-                c.mutants
+                c.mutants,
+                c.alternatives
             ),
             "{t}"
         );
     } else if command.starts_with("grader audit") {
         let text = out(o);
-        assert!(text.contains("\nAudit passed"), "{t}");
+        assert!(text.contains("\nAudit of 1 scenario passed"), "{t}");
         let row: Vec<&str> = text
             .lines()
             .find(|l| l.starts_with("sm_failed_e902_trial_reopens "))
             .expect("a row for the new scenario")
             .split_whitespace()
             .collect();
-        assert_eq!(row[1], "ok", "{t}");
+        // The reference and every correct alternative (lettered columns) pass it.
+        let alternatives = text
+            .lines()
+            .filter(|l| {
+                let l = l.trim_start();
+                l.split_once(". ").is_some_and(|(label, _)| {
+                    !label.is_empty() && label.chars().all(|c| c.is_ascii_lowercase())
+                })
+            })
+            .count();
+        assert_eq!(alternatives, shipped_counts().alternatives, "{t}");
+        assert!(row[1..=1 + alternatives].iter().all(|c| *c == "ok"), "{t}");
         // The mutants the doc says it catches are caught.
         for mutant in ["no_half_open", "wait_not_restarted"] {
             let legend = text
@@ -278,13 +306,17 @@ fn check(command: &str, status: i32, o: &Output) {
                 .next()
                 .and_then(|n| n.parse().ok())
                 .expect("a number");
-            assert_eq!(row[1 + n], "x", "{mutant} should be caught:\n{t}");
+            assert_eq!(
+                row[1 + alternatives + n],
+                "x",
+                "{mutant} should be caught:\n{t}"
+            );
             assert!(
                 DOC.lines().any(|l| shape(l) == shape(legend)),
                 "docs/instructors.md should show this line of the audit:\n{legend}"
             );
         }
-        assert!(DOC.contains("\nsm_failed_e902_trial_reopens              ok  "));
+        assert!(DOC.contains("\nsm_failed_e902_trial_reopens  ok  ok "));
     } else if command.starts_with("cargo run") {
         let c = shipped_counts();
         let visible_points = c.points + new - hidden_points();
@@ -394,20 +426,27 @@ fn the_walkthroughs_example_mistake_is_reported_as_shown() {
 }
 
 /// A scenario that stops catching the mutant its file names fails the audit, which says
-/// which scenario and which mutant. Run in the walk-through's kit, whose reference and
-/// mutants are built already, cut down to one mutant and two scenarios (one visible, one
-/// hidden).
+/// which scenario and which mutant. Run in the walk-through's kit, whose reference,
+/// alternatives and mutants are built already, cut down to one mutant, one correct
+/// alternative and three scenarios (two visible, one hidden).
 fn a_weakened_scenario_fails_the_audit(root: &Path, kit: &Path) {
     let lab = kit.join("labs/lab4");
     let keep = [
         "scenarios/sm_opens_at_threshold.json",
+        "scenarios/bh_rejections_between_failures_change_nothing.json",
         "hidden/bh_rejections_do_not_reset_the_count.json",
         "mutants/rejection_resets_count.json",
+        "alternatives/phase_enum",
     ];
-    for dir in ["scenarios", "hidden", "mutants"] {
+    for dir in ["scenarios", "hidden", "mutants", "alternatives"] {
         for entry in std::fs::read_dir(lab.join(dir)).expect("read").flatten() {
             let rel = format!("{dir}/{}", entry.file_name().to_string_lossy());
-            if !keep.contains(&rel.as_str()) {
+            if keep.contains(&rel.as_str()) {
+                continue;
+            }
+            if entry.path().is_dir() {
+                std::fs::remove_dir_all(entry.path()).expect("remove");
+            } else {
                 std::fs::remove_file(entry.path()).expect("remove");
             }
         }

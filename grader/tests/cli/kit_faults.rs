@@ -19,6 +19,8 @@ const KIT_PATHS: &[&str] = &[
     "labs/lab4/lab.json",
     "labs/lab4/scenarios",
     "labs/lab4/harness",
+    "labs/lab4/race",
+    "grader/race",
     "solutions",
 ];
 
@@ -162,6 +164,35 @@ fn every_command_refuses_a_lab_whose_scenario_folders_are_missing_or_unreadable(
     std::fs::remove_file(lab.join("hidden")).expect("remove");
     std::fs::remove_dir_all(lab.join("scenarios")).expect("remove scenarios/");
     expect_broken("labs/lab4/scenarios: the folder of published scenarios is missing");
+}
+
+/// A lab's `alternatives` that cannot be read as a folder is a broken lab for the
+/// commands that read it, never a lab without alternatives: an audit that silently
+/// graded none would prove nothing.
+#[test]
+fn an_unreadable_alternatives_folder_is_a_broken_lab() {
+    let scratch = crate::util::scratch_kit(&["Cargo.toml", "labs/lab4", "solutions/lab4/src"]);
+    let alternatives = scratch.path().join("labs/lab4/alternatives");
+    std::fs::remove_dir_all(&alternatives).expect("remove alternatives/");
+    std::fs::write(&alternatives, "not a folder").expect("write");
+    let commands: [&[&str]; 3] = [
+        &["validate", "lab4"],
+        &["validate", "labs/lab4/alternatives"],
+        &["audit", "lab4"],
+    ];
+    for args in commands {
+        let o = grader()
+            .current_dir(scratch.path())
+            .args(args)
+            .output()
+            .expect("run the grader");
+        let t = transcript(&o);
+        assert_eq!(o.status.code(), Some(3), "{args:?}:\n{t}");
+        assert!(
+            t.contains("cannot read the folder") && t.contains("alternatives"),
+            "{args:?}:\n{t}"
+        );
+    }
 }
 
 /// Submissions that write into their scenario's results file: a forged panic record

@@ -54,10 +54,11 @@ fn release() -> (tempfile::TempDir, PathBuf, std::process::Output) {
     (tmp, out, output)
 }
 
-/// Lines of code of the reference solution that are its own: not in the skeleton, long
-/// enough to be distinctive, not comments (the public API's documentation is shared with
-/// the skeleton by design), and not one of the few locking idioms the handout itself
-/// recommends.
+/// Lines of code of the reference solution and of the correct alternatives that are their
+/// own: not in the skeleton, long enough to be distinctive, not comments (the public
+/// API's documentation is shared with the skeleton by design), not imports, attributes or
+/// string literals (common to any Rust file, or to scenario files), and not one of the
+/// few locking idioms the handout itself recommends.
 fn solution_only_lines() -> BTreeSet<String> {
     const SHARED_IDIOMS: [&str; 3] = [
         ".unwrap_or_else(PoisonError::into_inner)",
@@ -77,11 +78,25 @@ fn solution_only_lines() -> BTreeSet<String> {
             .collect()
     };
     let skeleton = lines_of("crates/relay_base/src");
-    lines_of("solutions/lab4/src")
+    let mut solutions = lines_of("solutions/lab4/src");
+    for alternative in std::fs::read_dir(kit().join("labs/lab4/alternatives"))
+        .expect("lab 4 has correct alternatives")
+        .flatten()
+    {
+        let dir = format!(
+            "labs/lab4/alternatives/{}/src",
+            alternative.file_name().to_string_lossy()
+        );
+        solutions.extend(lines_of(&dir));
+    }
+    solutions
         .into_iter()
         .filter(|l| {
             l.len() >= 30
                 && !l.starts_with("//")
+                && !l.starts_with("use ")
+                && !l.starts_with("#[")
+                && !l.starts_with('"')
                 && !skeleton.contains(l)
                 && !SHARED_IDIOMS.contains(&l.as_str())
         })
@@ -127,6 +142,7 @@ fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
         "docs",
         "grader/tests",
         "labs/README.md",
+        "labs/lab4/alternatives",
         "labs/lab4/hidden",
         "labs/lab4/mutants",
         "solutions",
@@ -170,6 +186,7 @@ fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
         "solutions",
         "labs/lab4/hidden",
         "labs/lab4/mutants",
+        "labs/lab4/alternatives",
         "labs/README.md",
         "docs",
         "grader/tests",
@@ -206,8 +223,32 @@ fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
     let readme = std::fs::read_to_string(out.join("README.md")).expect("read");
     assert!(readme.contains("## About this edition"), "{readme}");
     assert!(readme.contains("`grader/tests/`"), "{readme}");
+    // The rest of it is written for students: nothing that works only in the
+    // instructors' kit (`--solution` exits with 2 here), nor rows for folders it lacks.
+    let for_students = &readme[..readme.find("## About this edition").expect("the note")];
+    for instructors_only in [
+        "--solution",
+        "reference solution",
+        "## For instructors",
+        "`solutions/",
+        "`scripts`",
+        "docs/",
+        "alternatives",
+        "mutants",
+        "instructors only",
+    ] {
+        assert!(
+            !for_students.contains(instructors_only),
+            "the student edition's README has `{instructors_only}`:\n{for_students}"
+        );
+    }
+    assert!(
+        for_students.contains("cargo run -p grader -- check lab4"),
+        "{for_students}"
+    );
 
-    // Nothing of the reference solution, the mutants or the hidden scenarios.
+    // Nothing of the reference solution, the correct alternatives, the mutants or the
+    // hidden scenarios.
     let mut needles: Vec<String> = [
         "trial_in_flight",
         "consecutive_failures",
@@ -220,7 +261,10 @@ fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
     .map(|s| (*s).to_owned())
     .collect();
     needles.extend(solution_only_lines());
-    assert!(needles.len() > 40, "too few distinctive lines: {needles:?}");
+    assert!(
+        needles.len() > 200,
+        "too few distinctive lines: {needles:?}"
+    );
     for dir in ["labs/lab4/mutants", "labs/lab4/hidden"] {
         for f in files(&kit().join(dir)) {
             needles.push(f.display().to_string());
@@ -323,12 +367,21 @@ fn a_solution_file_in_the_skeleton_stops_the_release() {
         "grader/harness",
         "grader/lab",
         "grader/protocol",
+        "grader/race",
         "solutions",
         "labs",
     ]);
     std::fs::copy(
         scratch.path().join("solutions/lab4/src/breaker.rs"),
         scratch.path().join("crates/relay_base/src/breaker.rs"),
+    )
+    .expect("copy");
+    // A correct alternative is a solution too.
+    std::fs::copy(
+        scratch
+            .path()
+            .join("labs/lab4/alternatives/phase_enum/src/bulkhead.rs"),
+        scratch.path().join("crates/relay_base/src/bulkhead.rs"),
     )
     .expect("copy");
     let out = scratch.path().join("student");
@@ -347,7 +400,9 @@ fn a_solution_file_in_the_skeleton_stops_the_release() {
     ----- stderr -----
     error: crates/relay_base/src/breaker.rs: this file is a copy of solutions/lab4/src/breaker.rs
       help: restore the shipped version of the file in the kit (git checkout), then release again
-    1 problem found; nothing was released. Fix the file above and run again.
+    crates/relay_base/src/bulkhead.rs: this file is a copy of labs/lab4/alternatives/phase_enum/src/bulkhead.rs
+      help: restore the shipped version of the file in the kit (git checkout), then release again
+    2 problems found; nothing was released. Fix the files above and run again.
     ");
     assert!(!out.exists(), "a refused release leaves nothing behind");
 }
@@ -372,8 +427,8 @@ fn an_invalid_lab_is_not_released() {
     exit status: 2
     ----- stdout -----
     ----- stderr -----
-    error: labs/lab4/lab.json:11:3: total_points is 144, but the scenarios add up to 147 (134 visible, 13 hidden)
-      help: set "total_points": 147, or change the points of the scenarios
+    error: labs/lab4/lab.json:11:3: total_points is 203, but the scenarios add up to 206 (179 visible, 27 hidden)
+      help: set "total_points": 206, or change the points of the scenarios
     1 problem found; nothing was released. Fix the file above and run again.
     "#);
     assert!(!out.exists());

@@ -6,8 +6,8 @@
 //! calls `echo`), its own observation and words. Its harness crate, student crate and
 //! reference are written into a kit of their own; the grader is run in this process with
 //! a registry that knows only echo, and every command works on it: validate, check (the
-//! reference, the skeleton, a submission), explain, list, audit (with a mutant), grade
-//! and release.
+//! reference, the skeleton, a submission), explain, list, audit (with a mutant and a
+//! correct alternative), grade and release.
 
 use std::path::{Path, PathBuf};
 
@@ -317,6 +317,14 @@ fn echo_kit() -> PathBuf {
         &dir.join("labs/echo/mutants/one_more.json"),
         r#"{"format_version": 1, "name": "one_more", "title": "Says one more", "mistake": "Adds one to the number.", "caught_by": ["say_back", "say_twice"], "edits": [{"file": "src/lib.rs", "find": "    n\n", "replace": "    n + 1\n"}]}"#,
     );
+    put(
+        &dir.join("labs/echo/alternatives/counted/alternative.json"),
+        r#"{"format_version": 1, "name": "counted", "title": "Counts up to it", "design": "Counts the numbers below n instead of returning it."}"#,
+    );
+    put(
+        &dir.join("labs/echo/alternatives/counted/src/lib.rs"),
+        "//! Echo, by counting.\n\n/// `n`, unchanged.\npub fn echo(n: u32) -> u32 {\n    (0..n).fold(0, |sum, _| sum + 1)\n}\n",
+    );
     put(&dir.join("README.md"), "# The echo kit\n");
     dir
 }
@@ -344,7 +352,9 @@ fn a_second_lab_with_its_own_step_kind_is_graded_end_to_end() {
     let (status, out, err) = grade(&["validate", "echo"]);
     assert_eq!(status, 0, "{out}{err}");
     assert!(
-        err.contains("echo: 2 scenarios (2 visible, 0 hidden), 3 points, 1 mutant: all valid"),
+        err.contains(
+            "echo: 2 scenarios (2 visible, 0 hidden), 3 points, 1 mutant, 1 alternative: all valid"
+        ),
         "{err}"
     );
 
@@ -381,6 +391,11 @@ fn a_second_lab_with_its_own_step_kind_is_graded_end_to_end() {
     let (status, out, err) = grade(&["audit", "echo", "--runs", "1"]);
     assert_eq!(status, 0, "{out}{err}");
     assert!(out.contains("one_more"), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.trim_start().starts_with("a. counted") && l.contains("passes  2 of 2")),
+        "{out}"
+    );
     assert!(out.contains("Audit passed"), "{out}");
 
     // A submission, alone and in a batch: the reference's file, flat.
@@ -421,6 +436,7 @@ fn a_second_lab_with_its_own_step_kind_is_graded_end_to_end() {
     assert!(edition.join("echo_base/src/lib.rs").is_file());
     assert!(!edition.join("echo_solution").exists());
     assert!(!edition.join("labs/echo/mutants").exists());
+    assert!(!edition.join("labs/echo/alternatives").exists());
 }
 
 #[test]
@@ -435,7 +451,7 @@ fn the_second_labs_words_are_checked_with_its_own_vocabulary() {
     let (status, _, err) = grade(&["validate", &draft.display().to_string()]);
     assert_eq!(status, 2, "{err}");
     assert!(
-        err.contains("unknown variant `shout`, expected `say`\n  help: a step is one of: say"),
+        err.contains("unknown step `shout`\n  help: use one of: `say`"),
         "{err}"
     );
 

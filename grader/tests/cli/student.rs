@@ -49,6 +49,8 @@ fn watch_grades_again_when_a_file_is_saved() {
             "labs/lab4/lab.json",
             "labs/lab4/scenarios",
             "labs/lab4/harness",
+            "labs/lab4/race",
+            "grader/race",
         ],
     );
     let work = root.join("cache/work");
@@ -80,7 +82,7 @@ fn watch_grades_again_when_a_file_is_saved() {
     }
     assert!(
         seen.iter()
-            .any(|l| l == "Total: 0/134 points, 0 of 32 scenarios passed"),
+            .any(|l| l == "Total: 0/179 points, 0 of 42 scenarios passed"),
         "first report:\n{}",
         seen.join("\n")
     );
@@ -97,11 +99,11 @@ fn watch_grades_again_when_a_file_is_saved() {
     assert_eq!(status.code(), Some(0), "{text}");
     assert!(
         rest.iter()
-            .any(|l| l.starts_with("+134 points (134/134): State machine now passes")),
+            .any(|l| l.starts_with("+179 points (179/179): State machine now passes")),
         "the second report opens with what changed:\n{text}"
     );
     assert!(
-        text.contains("Total: 134/134 points, 32 of 32 scenarios passed"),
+        text.contains("Total: 179/179 points, 42 of 42 scenarios passed"),
         "{text}"
     );
 }
@@ -125,5 +127,5 @@ fn list_without_a_lab_lists_the_labs() {
         "Circuit breaker and bulkhead",
         "{row}"
     );
-    assert_eq!(words[words.len() - 1], "147", "{row}");
+    assert_eq!(words[words.len() - 1], "206", "{row}");
 }

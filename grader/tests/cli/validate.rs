@@ -19,9 +19,18 @@ fn the_shipped_kit_is_valid() {
     exit status: 0
     ----- stdout -----
     ----- stderr -----
-    lab4: 35 scenarios (32 visible, 3 hidden), 147 points, 19 mutants: all valid
-    lab5: 45 scenarios (38 visible, 7 hidden), 214 points, 37 mutants: all valid
+    lab4: 49 scenarios (42 visible, 7 hidden), 206 points, 31 mutants, 5 alternatives: all valid
+    lab5: 45 scenarios (38 visible, 7 hidden), 214 points, 37 mutants, 2 alternatives: all valid
     ");
+}
+
+/// Lab 4's bad scenario files, outside any lab folder.
+const BAD_SCENARIOS: &str = "grader/tests/cli/bad_scenarios";
+
+/// A scratch kit whose only lab is lab 4, with the bad scenario files: there, a file
+/// outside any lab folder can only be lab 4's.
+fn lab4_only_kit() -> tempfile::TempDir {
+    scratch_kit(&["Cargo.toml", "labs/lab4", BAD_SCENARIOS])
 }
 
 /// Each file in `bad_scenarios/` holds one kind of mistake; each gets its own snapshot,
@@ -30,8 +39,8 @@ fn the_shipped_kit_is_valid() {
 /// 4, where such a file can only be lab 4's.
 #[test]
 fn each_kind_of_mistake_is_reported_where_it_is() {
-    let dir = Path::new("grader/tests/cli/bad_scenarios");
-    let scratch = scratch_kit(&["Cargo.toml", "labs/lab4", "grader/tests/cli/bad_scenarios"]);
+    let dir = Path::new(BAD_SCENARIOS);
+    let scratch = lab4_only_kit();
     let mut files: Vec<_> = std::fs::read_dir(kit().join(dir))
         .expect("the bad_scenarios folder")
         .flatten()
@@ -88,6 +97,48 @@ fn a_mutant_whose_edit_no_longer_applies() {
 #[test]
 fn a_mutant_caught_by_an_unknown_scenario() {
     insta::assert_snapshot!(validate_with_mutant("unknown_caught_by.json"));
+}
+
+#[test]
+fn a_mutant_that_says_why_one_scenario_is_enough_while_naming_two() {
+    insta::assert_snapshot!(validate_with_mutant("stale_reason.json"));
+}
+
+/// An alternative whose name is not its folder's, that misses student files and holds
+/// one the grader would not grade.
+#[test]
+fn a_broken_alternative() {
+    let text = validate_changed(|kit| {
+        let dir = kit.join("labs/lab4/alternatives/misnamed");
+        std::fs::create_dir_all(dir.join("src")).expect("create");
+        std::fs::write(
+            dir.join("alternative.json"),
+            "{\"format_version\": 1, \"name\": \"other\", \"title\": \"A design\", \"design\": \"\"}\n",
+        )
+        .expect("write");
+        std::fs::copy(
+            kit.join("labs/lab4/alternatives/phase_enum/src/breaker.rs"),
+            dir.join("src/breaker.rs"),
+        )
+        .expect("copy");
+        std::fs::write(dir.join("src/notes.txt"), "ideas\n").expect("write");
+    });
+    insta::assert_snapshot!(text);
+}
+
+/// Every mistake of an `alternative.json` is reported in one run, each at its place, as
+/// for scenario and mutant files.
+#[test]
+fn every_mistake_of_an_alternative_file_in_one_run() {
+    let text = validate_changed(|kit| {
+        let dir = kit.join("labs/lab4/alternatives/phase_enum");
+        std::fs::write(
+            dir.join("alternative.json"),
+            "{\n  \"format_version\": \"1\",\n  \"name\": \"phase_enum\",\n  \"titel\": \"A state enum\",\n  \"design\": \"The state carries its data.\"\n}\n",
+        )
+        .expect("write");
+    });
+    insta::assert_snapshot!(text);
 }
 
 /// Runs `grader validate lab4` in a scratch kit after `change` edited it.
@@ -254,9 +305,9 @@ fn files_folders_and_labs() {
     ----- stdout -----
     ----- stderr -----
     labs/lab4/scenarios/tr_full_cycle.json: 1 scenario file of lab4, 6 points: all valid
-    labs/lab4/hidden: 3 scenario files of lab4, 13 points: all valid
+    labs/lab4/hidden: 7 scenario files of lab4, 27 points: all valid
     labs/lab4/mutants/many_trials.json: 1 mutant of lab4: all valid
-    lab4: 35 scenarios (32 visible, 3 hidden), 147 points, 19 mutants: all valid
+    lab4: 49 scenarios (42 visible, 7 hidden), 206 points, 31 mutants, 5 alternatives: all valid
     ");
 }
 
@@ -320,4 +371,40 @@ fn a_lab_named_differently_from_its_folder() {
         );
     });
     insta::assert_snapshot!(text);
+}
+
+/// One run lists every mistake of a file, in file order, as a compiler does: a misspelt
+/// key, a word in the wrong case, an unknown step and a value of the wrong type do not
+/// hide the mistakes after them.
+#[test]
+fn every_mistake_of_a_file_is_reported_in_one_run() {
+    let scratch = lab4_only_kit();
+    let output = grader()
+        .current_dir(scratch.path())
+        .arg("validate")
+        .arg(Path::new(BAD_SCENARIOS).join("many_mistakes.json"))
+        .output()
+        .expect("run the grader");
+    assert_eq!(output.status.code(), Some(2));
+    let text = String::from_utf8_lossy(&output.stderr);
+    let helps = [
+        "did you mean `state_machine`?",
+        "did you mean `hint`?",
+        "did you mean `core_banking`?",
+        "did you mean `E500`?",
+        "did you mean `expect`?",
+        "did you mean `OPEN`?",
+        "did you mean `send`?",
+    ];
+    for help in helps {
+        assert!(text.contains(help), "no `{help}` in:\n{text}");
+    }
+    assert!(text.contains("expected a whole number"), "{text}");
+    let lines: Vec<usize> = text
+        .lines()
+        .filter_map(|l| l.split(':').nth(1)?.parse().ok())
+        .collect();
+    assert!(lines.is_sorted(), "not in file order: {lines:?}\n{text}");
+    assert!(text.ends_with(": 8 problems\n"), "{text}");
+    assert!(!text.contains(" 1 outcomes") && !text.contains(" 1 scenarios"));
 }

@@ -1,6 +1,6 @@
 //! Lab 4's expectations against what its harness observed after each step.
 
-use grader_lab::{Difference, Snapshot, StepRecord, sends};
+use grader_lab::{Difference, Snapshot, StepRecord, quantity, sends};
 use lab4_harness::wire::Observation;
 
 use crate::steps::Step;
@@ -50,7 +50,11 @@ fn check(step: &Step, r: &StepRecord<Observation>) -> Option<(String, String)> {
                     let got = t.answered.get(code).copied().unwrap_or(0);
                     if *want != got {
                         return Some((
-                            format!("{want} calls answered {code} by {}", x.target),
+                            format!(
+                                "{} answered {code} by {}",
+                                quantity(*want, "call"),
+                                x.target
+                            ),
                             format!("{got}"),
                         ));
                     }

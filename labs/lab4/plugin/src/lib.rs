@@ -53,6 +53,24 @@ impl Plugin for Lab4 {
         }
     }
 
+    fn race_harness(&self) -> Option<Harness> {
+        // The same program file, linked with the race harness, and the crate under test built
+        // on the kit's std for the explorer (`grader/race/std`), under their usual names.
+        Some(Harness {
+            program: "main/src/main.rs",
+            code_under_test: "relay_base",
+            dependencies: &[
+                ("relay_kit", "labs/lab4/race/twins/relay_kit"),
+                ("lab4_harness", "labs/lab4/race"),
+            ],
+            subject_dependencies: &[
+                ("std", "grader/race/std"),
+                ("core", "grader/race/core"),
+                ("relay_kit", "labs/lab4/race/twins/relay_kit"),
+            ],
+        })
+    }
+
     fn words(&self) -> &Words {
         &WORDS
     }

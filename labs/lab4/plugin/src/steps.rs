@@ -11,6 +11,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
+use grader_lab::limits::{MAX_ADVANCE_MS, MAX_CONCURRENT_REQUESTS, MAX_REQUESTS};
 use grader_lab::schema::TargetName;
 use grader_lab::word_list;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
@@ -66,8 +67,8 @@ pub struct SendStep {
     /// The target.
     #[schemars(with = "TargetName")]
     pub target: String,
-    /// How many requests, one after the other (default 1).
-    #[schemars(range(min = 1))]
+    /// How many requests, one after the other (default 1; at most 1000).
+    #[schemars(range(min = 1, max = MAX_REQUESTS))]
     pub count: Option<u32>,
     /// The code every one of them must end with (`held` for one waiting in the target).
     #[schemars(with = "Option<Outcome>")]
@@ -84,8 +85,8 @@ pub struct SendConcurrentStep {
     /// The target.
     #[schemars(with = "TargetName")]
     pub target: String,
-    /// How many requests at once.
-    #[schemars(range(min = 1))]
+    /// How many requests at once (at most 100: each is a thread).
+    #[schemars(range(min = 1, max = MAX_CONCURRENT_REQUESTS))]
     pub count: u32,
     /// How many must end with each code (`held`: waiting in the target); adds up to `count`.
     #[schemars(with = "Option<BTreeMap<Outcome, u32>>")]
@@ -99,8 +100,8 @@ pub struct ReleaseStep {
     /// The target whose held calls to release.
     #[schemars(with = "TargetName")]
     pub target: String,
-    /// How many, oldest first; all of them when left out.
-    #[schemars(range(min = 1))]
+    /// How many, oldest first; all of them when left out (at most 1000).
+    #[schemars(range(min = 1, max = MAX_REQUESTS))]
     pub count: Option<u32>,
     /// What the released calls answer: `OK`, `B201`, `E500`, `E901` or `E902`.
     #[schemars(with = "ReleaseAnswer")]
@@ -114,8 +115,9 @@ pub struct ReleaseStep {
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AdvanceStep {
-    /// Milliseconds of fake time.
-    #[schemars(range(min = 1))]
+    /// Milliseconds of fake time: at least 1, at most a day (86400000); a scenario's
+    /// clock goes no further than a year.
+    #[schemars(range(min = 1, max = MAX_ADVANCE_MS))]
     pub ms: u64,
 }
 

@@ -2,11 +2,12 @@
 //! the lab (targets, codes, states), counts that add up, a `release` that has held calls
 //! to release, and concurrent sends that cannot depend on thread timing.
 
-use grader_lab::Checker;
-use grader_lab::sends::Holds;
+use grader_lab::sends::{self, Holds};
+use grader_lab::{Checker, quantity};
 use lab4_harness::wire::Settings;
 
 use crate::steps::{ANSWER_CODES, OUTCOMES, RELEASE_ANSWERS, SCRIPT_ANSWERS, STATES, Step};
+use crate::words::NOUNS;
 
 /// Problems with one target's settings, as (field, message).
 pub fn settings(s: &Settings) -> Vec<(&'static str, String)> {
@@ -51,22 +52,18 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
             Step::Expect(x) => Some(&x.target),
             Step::Advance(_) | Step::ExpectTransitions(_) => None,
         };
-        if let Some(t) = target {
-            if !c.target(i, t) {
-                continue;
-            }
-        }
+        // A step with an unknown target is still checked for everything else, but what
+        // it does to targets is not followed.
+        let known = target.is_none_or(|t| c.target(i, t));
         match step {
             Step::Script(x) => {
-                if c.one_of(i, "answer", &x.answer, &SCRIPT_ANSWERS, "answer") {
+                if c.one_of(i, "answer", &x.answer, &SCRIPT_ANSWERS, "answer") && known {
                     holds.script(&x.target, x.answer == "hold");
                 }
             }
             Step::Send(x) => {
                 let count = x.count.unwrap_or(1);
-                if count == 0 {
-                    c.problem(i, "count", "count must be at least 1", None);
-                }
+                sends::check_sent_count(c, i, count, NOUNS);
                 if x.expect.is_some() && x.expect_each.is_some() {
                     c.problem(
                         i,
@@ -87,8 +84,9 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                             i,
                             "expect_each",
                             format!(
-                                "expect_each lists {} outcomes for {count} requests",
-                                each.len()
+                                "expect_each lists {} for {}",
+                                quantity(each.len() as u64, "outcome"),
+                                quantity(count, "request")
                             ),
                             Some("give one outcome per request, or set `count` to match".into()),
                         );
@@ -97,10 +95,11 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                 holds.sent(&x.target);
             }
             Step::SendConcurrent(x) => {
-                if x.count == 0 {
-                    c.problem(i, "count", "count must be at least 1", None);
-                }
-                if !holds.sent_together(&x.target) {
+                sends::check_together_count(c, i, x.count, NOUNS);
+                let holding = holds.sent_together(&x.target);
+                // A race check explores every interleaving and judges each, so which
+                // request gets which answer may differ between them.
+                if known && c.complete() && !c.race_check() && !holding {
                     c.problem(
                         i,
                         "send_concurrent",
@@ -118,14 +117,15 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                     for code in expect.keys() {
                         c.one_of(i, code, code, &OUTCOMES, "outcome");
                     }
-                    let sum: u32 = expect.values().sum();
-                    if sum != x.count {
+                    let sum: u64 = expect.values().map(|&n| u64::from(n)).sum();
+                    if sum != u64::from(x.count) {
                         c.problem(
                             i,
                             "expect",
                             format!(
-                                "expected outcomes add up to {sum}, but {} requests are sent",
-                                x.count
+                                "expected outcomes add up to {sum}, but {} {} sent",
+                                quantity(x.count, "request"),
+                                if x.count == 1 { "is" } else { "are" }
                             ),
                             None,
                         );
@@ -137,15 +137,8 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                 if let Some(code) = &x.expect {
                     c.one_of(i, "expect", code, &OUTCOMES, "outcome");
                 }
-                if x.count == Some(0) {
-                    c.problem(
-                        i,
-                        "count",
-                        "count must be at least 1 (leave it out to release all)",
-                        None,
-                    );
-                }
-                if !holds.can_release(&x.target) {
+                sends::check_released_count(c, i, x.count, NOUNS);
+                if known && c.complete() && !holds.can_release(&x.target) {
                     c.problem(
                         i,
                         "release",
@@ -160,11 +153,7 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                     );
                 }
             }
-            Step::Advance(x) => {
-                if x.ms == 0 {
-                    c.problem(i, "ms", "advancing by 0 ms does nothing", None);
-                }
-            }
+            Step::Advance(x) => c.advance(i, x.ms),
             Step::Expect(x) => {
                 if let Some(state) = &x.state {
                     c.one_of(i, "state", state, &STATES, "state");

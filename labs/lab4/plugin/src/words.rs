@@ -1,13 +1,13 @@
 //! Lab 4's steps and settings in words, for reports and `grader explain`.
 
-use grader_lab::duration;
 use grader_lab::sends::{self, Nouns};
+use grader_lab::{duration, quantity};
 use lab4_harness::wire::Settings;
 
 use crate::steps::Step;
 
 /// What this lab's requests are, and where a held one waits.
-const NOUNS: Nouns = Nouns {
+pub const NOUNS: Nouns = Nouns {
     request: "request",
     mock: "the target",
 };
@@ -74,7 +74,7 @@ pub fn expectation(step: &Step) -> Option<String> {
                 parts.push(format!("breaker {state}"));
             }
             if let Some(n) = x.calls {
-                parts.push(format!("{n} calls reached it so far"));
+                parts.push(format!("{} reached it so far", quantity(n, "call")));
             }
             if let Some(n) = x.in_flight {
                 parts.push(format!("{n} in progress now"));
@@ -107,9 +107,9 @@ pub fn expectation(step: &Step) -> Option<String> {
 /// A target's settings in words.
 pub fn settings(s: &Settings) -> String {
     format!(
-        "opens after {} failures in a row, retries after {}, at most {} calls at once",
-        s.failure_threshold,
+        "opens after {} in a row, retries after {}, at most {} at once",
+        quantity(s.failure_threshold, "failure"),
         duration(s.retry_after_ms),
-        s.max_concurrent
+        quantity(s.max_concurrent, "call")
     )
 }

@@ -11,6 +11,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
+use grader_lab::limits::{MAX_ADVANCE_MS, MAX_CONCURRENT_REQUESTS, MAX_REQUESTS};
 use grader_lab::schema::{JsonSchema, Schema, SchemaGenerator, TargetName, json_schema};
 use grader_lab::word_list;
 use serde::Deserialize;
@@ -65,8 +66,8 @@ pub struct SendStep {
     /// The flow.
     #[schemars(with = "TargetName")]
     pub flow: String,
-    /// How many messages, one after the other (default 1).
-    #[schemars(range(min = 1))]
+    /// How many messages, one after the other (default 1; at most 1000).
+    #[schemars(range(min = 1, max = MAX_REQUESTS))]
     pub count: Option<u32>,
     /// The outcome every one of them must end with (`held` for one waiting in the partner).
     #[schemars(with = "Option<OutcomeWord>")]
@@ -83,8 +84,8 @@ pub struct SendConcurrentStep {
     /// The flow.
     #[schemars(with = "TargetName")]
     pub flow: String,
-    /// How many messages at once.
-    #[schemars(range(min = 1))]
+    /// How many messages at once (at most 100: each is a thread).
+    #[schemars(range(min = 1, max = MAX_CONCURRENT_REQUESTS))]
     pub count: u32,
     /// How many must end with each outcome (`held`: waiting in the partner); adds up to
     /// `count`.
@@ -99,8 +100,8 @@ pub struct ReleaseStep {
     /// The flow whose held calls to release.
     #[schemars(with = "TargetName")]
     pub flow: String,
-    /// How many, oldest first; all of them when left out.
-    #[schemars(range(min = 1))]
+    /// How many, oldest first; all of them when left out (at most 1000).
+    #[schemars(range(min = 1, max = MAX_REQUESTS))]
     pub count: Option<u32>,
     /// What the released calls answer: an HTTP status, `timeout` or `refused`.
     #[schemars(with = "ReleaseAnswer")]
@@ -114,8 +115,9 @@ pub struct ReleaseStep {
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AdvanceStep {
-    /// Milliseconds of fake time.
-    #[schemars(range(min = 1))]
+    /// Milliseconds of fake time: at least 1, at most a day (86400000); a scenario's
+    /// clock goes no further than a year.
+    #[schemars(range(min = 1, max = MAX_ADVANCE_MS))]
     pub ms: u64,
 }
 

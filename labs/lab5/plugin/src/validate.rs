@@ -5,11 +5,12 @@
 
 use std::collections::BTreeMap;
 
-use grader_lab::sends::Holds;
-use grader_lab::{Checker, did_you_mean};
+use grader_lab::sends::{self, Holds};
+use grader_lab::{Checker, did_you_mean, quantity};
 use lab5_harness::wire::Settings;
 
 use crate::steps::{OUTCOME_WORDS, RELEASE_WORDS, SCRIPT_WORDS, STATES, Step};
+use crate::words::NOUNS;
 
 /// Problems with one flow's settings, as (field, message).
 pub fn settings(s: &Settings) -> Vec<(&'static str, String)> {
@@ -61,22 +62,20 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
     // Per flow: is its endpoint scripted to hold right now, and may calls be held in it?
     let mut holds = Holds::new();
     for (i, step) in steps.iter().enumerate() {
-        if let Some(flow) = step.flow() {
-            if !c.one_of(i, "flow", flow, &flows, "flow") {
-                continue;
-            }
-        }
+        // A step on an unknown flow is still checked for everything else, but what it
+        // does to flows is not followed.
+        let known = step
+            .flow()
+            .is_none_or(|flow| c.one_of(i, "flow", flow, &flows, "flow"));
         match step {
             Step::Script(x) => {
-                if word(c, i, "answer", &x.answer, &SCRIPT_WORDS, "answer") {
+                if word(c, i, "answer", &x.answer, &SCRIPT_WORDS, "answer") && known {
                     holds.script(&x.flow, x.answer == "hold");
                 }
             }
             Step::Send(x) => {
                 let count = x.count.unwrap_or(1);
-                if count == 0 {
-                    c.problem(i, "count", "count must be at least 1", None);
-                }
+                sends::check_sent_count(c, i, count, NOUNS);
                 if x.expect.is_some() && x.expect_each.is_some() {
                     let both = "give either `expect` or `expect_each`, not both";
                     c.problem(i, "expect_each", both, None);
@@ -93,8 +92,9 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                             i,
                             "expect_each",
                             format!(
-                                "expect_each lists {} outcomes for {count} messages",
-                                each.len()
+                                "expect_each lists {} for {}",
+                                quantity(each.len() as u64, "outcome"),
+                                quantity(count, "message")
                             ),
                             Some("give one outcome per message, or set `count` to match".into()),
                         );
@@ -103,10 +103,9 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                 holds.sent(&x.flow);
             }
             Step::SendConcurrent(x) => {
-                if x.count == 0 {
-                    c.problem(i, "count", "count must be at least 1", None);
-                }
-                if !holds.sent_together(&x.flow) {
+                sends::check_together_count(c, i, x.count, NOUNS);
+                let holding = holds.sent_together(&x.flow);
+                if known && c.complete() && !holding {
                     c.problem(
                         i,
                         "send_concurrent",
@@ -129,11 +128,8 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                 if let Some(outcome) = &x.expect {
                     word(c, i, "expect", outcome, &OUTCOME_WORDS, "outcome");
                 }
-                if x.count == Some(0) {
-                    let message = "count must be at least 1 (leave it out to release all)";
-                    c.problem(i, "count", message, None);
-                }
-                if !holds.can_release(&x.flow) {
+                sends::check_released_count(c, i, x.count, NOUNS);
+                if known && c.complete() && !holds.can_release(&x.flow) {
                     c.problem(
                         i,
                         "release",
@@ -148,11 +144,7 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                     );
                 }
             }
-            Step::Advance(x) => {
-                if x.ms == 0 {
-                    c.problem(i, "ms", "advancing by 0 ms does nothing", None);
-                }
-            }
+            Step::Advance(x) => c.advance(i, x.ms),
             Step::Expect(x) => {
                 if let Some(state) = &x.state {
                     c.one_of(i, "state", state, &STATES, "state");
@@ -247,12 +239,16 @@ fn concurrent_expect(c: &mut Checker<'_>, step: usize, expect: &BTreeMap<String,
     for outcome in expect.keys() {
         word(c, step, outcome, outcome, &OUTCOME_WORDS, "outcome");
     }
-    let sum: u32 = expect.values().sum();
-    if sum != count {
+    let sum: u64 = expect.values().map(|&n| u64::from(n)).sum();
+    if sum != u64::from(count) {
         c.problem(
             step,
             "expect",
-            format!("expected outcomes add up to {sum}, but {count} messages are sent"),
+            format!(
+                "expected outcomes add up to {sum}, but {} {} sent",
+                quantity(count, "message"),
+                if count == 1 { "is" } else { "are" }
+            ),
             None,
         );
     }

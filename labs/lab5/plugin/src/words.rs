@@ -7,7 +7,7 @@ use lab5_harness::wire::Settings;
 use crate::steps::Step;
 
 /// What this lab's requests are, and where a held one waits.
-const NOUNS: Nouns = Nouns {
+pub const NOUNS: Nouns = Nouns {
     request: "message",
     mock: "the partner",
 };

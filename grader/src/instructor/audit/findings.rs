@@ -1,0 +1,309 @@
+//! What is wrong with an audit's columns: the rules every role must keep.
+
+use super::model::{Column, Role, caught};
+use crate::instructor::mutants::Mutant;
+
+/// What an audit ran: all of the lab's scenarios and mutants, or some.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scope {
+    /// Every scenario ran. Otherwise how many of them catch a mutant, and `caught_by`
+    /// names that did not run, prove nothing.
+    pub all_scenarios: bool,
+    /// Every mutant ran. Otherwise a scenario that catches none of them may catch another.
+    pub all_mutants: bool,
+}
+
+#[cfg(test)]
+impl Scope {
+    /// The whole audit.
+    pub const WHOLE: Scope = Scope {
+        all_scenarios: true,
+        all_mutants: true,
+    };
+}
+
+/// Everything wrong, as far as `scope` can tell.
+pub fn findings(
+    scenarios: &[(String, bool)],
+    columns: &[Column],
+    mutants: &[Mutant],
+    scope: Scope,
+) -> Vec<String> {
+    let whole = scope.all_scenarios;
+    let mut problems = Vec::new();
+    for column in columns {
+        if let Some(errors) = &column.compile_errors {
+            let first = errors.lines().next().unwrap_or("");
+            problems.push(format!("{} does not compile: {first}", column.name));
+            continue;
+        }
+        for (name, statuses) in &column.runs {
+            if statuses.windows(2).any(|w| w[0] != w[1]) {
+                let list: Vec<&str> = statuses.iter().map(|s| s.as_str()).collect();
+                problems.push(format!(
+                    "{name} is flaky on {}: its runs gave {}",
+                    column.name,
+                    list.join(", ")
+                ));
+            }
+        }
+    }
+    for column in columns.iter().filter(|c| c.role.must_pass()) {
+        for (name, _) in scenarios {
+            if !caught(column, name) {
+                continue;
+            }
+            problems.push(match column.role {
+                Role::Alternative => format!(
+                    "the correct alternative {} ({}) fails {name}: the scenario asks for more than the rules, or the alternative has a bug",
+                    column.name, column.title
+                ),
+                _ => format!(
+                    "the reference solution fails {name}: fix the scenario or the reference"
+                ),
+            });
+        }
+    }
+    for column in columns.iter().filter(|c| c.role == Role::Mutant) {
+        let Some(mutant) = mutants.iter().find(|m| m.name == column.name) else {
+            continue;
+        };
+        if column.compile_errors.is_some() {
+            continue;
+        }
+        let catching: Vec<&str> = scenarios
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .filter(|name| caught(column, name))
+            .collect();
+        match (catching.as_slice(), &mutant.caught_once_because) {
+            _ if !whole => {}
+            ([], _) => problems.push(format!(
+                "mutant {} ({}) passes every scenario: nothing catches it",
+                column.name, column.title
+            )),
+            ([only], None) => problems.push(format!(
+                "mutant {} ({}) is caught by {only} alone: add a second scenario that catches it, or say in its file why one is enough (caught_once_because)",
+                column.name, column.title
+            )),
+            ([_, _, ..], Some(_)) => problems.push(format!(
+                "mutant {} is caught by {} scenarios, but its file says why one is enough: remove caught_once_because",
+                column.name,
+                catching.len()
+            )),
+            _ => {}
+        }
+        for name in &mutant.caught_by {
+            if !scenarios.iter().any(|(s, _)| s == name) {
+                if !whole {
+                    continue;
+                }
+                problems.push(format!(
+                    "mutant {} names {name} in caught_by, but there is no such scenario",
+                    column.name
+                ));
+            } else if !caught(column, name) {
+                problems.push(format!(
+                    "mutant {} should be caught by {name}, but passes it",
+                    column.name
+                ));
+            }
+        }
+    }
+    for (name, smoke) in scenarios {
+        let catches = columns
+            .iter()
+            .filter(|c| c.role == Role::Mutant)
+            .any(|c| caught(c, name));
+        if !catches && !smoke && scope.all_mutants {
+            problems.push(format!(
+                "{name} catches no mutant: make it sharper, or mark it \"smoke\": true if it only checks that things work"
+            ));
+        }
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::Status;
+
+    fn column(name: &str, role: Role, failed: &[&str], scenarios: &[&str]) -> Column {
+        Column {
+            name: name.into(),
+            title: format!("{name} title"),
+            role,
+            runs: scenarios
+                .iter()
+                .map(|s| {
+                    let status = if failed.contains(s) {
+                        Status::Failed
+                    } else {
+                        Status::Passed
+                    };
+                    ((*s).to_owned(), vec![status, status])
+                })
+                .collect(),
+            compile_errors: None,
+            caught_once_because: None,
+        }
+    }
+
+    fn mutant(name: &str, caught_by: &[&str], once: Option<&str>) -> Mutant {
+        Mutant {
+            format_version: 1,
+            name: name.into(),
+            title: format!("{name} title"),
+            mistake: String::new(),
+            caught_by: caught_by.iter().map(|s| (*s).to_owned()).collect(),
+            caught_once_because: once.map(str::to_owned),
+            edits: Vec::new(),
+        }
+    }
+
+    fn scenarios(names: &[&str]) -> Vec<(String, bool)> {
+        names.iter().map(|n| ((*n).to_owned(), false)).collect()
+    }
+
+    #[test]
+    fn a_scenario_that_stopped_catching_its_mutant_is_named() {
+        let names = ["sharp", "weakened", "other"];
+        let columns = [
+            column("reference", Role::Reference, &[], &names),
+            column("m1", Role::Mutant, &["sharp", "other"], &names),
+        ];
+        let problems = findings(
+            &scenarios(&names),
+            &columns,
+            &[mutant("m1", &["weakened"], None)],
+            Scope::WHOLE,
+        );
+        assert_eq!(
+            problems,
+            [
+                "mutant m1 should be caught by weakened, but passes it",
+                "weakened catches no mutant: make it sharper, or mark it \"smoke\": true if it only checks that things work",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_verdict_that_changes_between_runs_is_flaky() {
+        let names = ["racy", "steady"];
+        let mut m1 = column("m1", Role::Mutant, &["racy", "steady"], &names);
+        m1.runs
+            .insert("racy".into(), vec![Status::Failed, Status::Passed]);
+        let columns = [column("reference", Role::Reference, &[], &names), m1];
+        let problems = findings(
+            &scenarios(&names),
+            &columns,
+            &[mutant("m1", &["racy"], None)],
+            Scope::WHOLE,
+        );
+        assert_eq!(
+            problems,
+            ["racy is flaky on m1: its runs gave failed, passed"]
+        );
+    }
+
+    #[test]
+    fn a_correct_alternative_that_loses_a_point_fails_the_audit() {
+        let names = ["strict", "fair"];
+        let columns = [
+            column("reference", Role::Reference, &[], &names),
+            column("rwlock", Role::Alternative, &["strict"], &names),
+            column("m1", Role::Mutant, &["strict", "fair"], &names),
+        ];
+        let problems = findings(
+            &scenarios(&names),
+            &columns,
+            &[mutant("m1", &["strict", "fair"], None)],
+            Scope::WHOLE,
+        );
+        assert_eq!(
+            problems,
+            [
+                "the correct alternative rwlock (rwlock title) fails strict: the scenario asks for more than the rules, or the alternative has a bug"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_mutant_caught_once_must_say_why_that_is_enough() {
+        let names = ["only", "other"];
+        let columns = [
+            column("reference", Role::Reference, &[], &names),
+            column("once", Role::Mutant, &["only"], &names),
+            column("explained", Role::Mutant, &["only"], &names),
+            column("twice", Role::Mutant, &["only", "other"], &names),
+        ];
+        let mutants = [
+            mutant("once", &["only"], None),
+            mutant("explained", &["only"], Some("it needs one exact setting")),
+            mutant("twice", &["only"], Some("stale")),
+        ];
+        let problems = findings(&scenarios(&names), &columns, &mutants, Scope::WHOLE);
+        assert_eq!(
+            problems,
+            [
+                "mutant once (once title) is caught by only alone: add a second scenario that catches it, or say in its file why one is enough (caught_once_because)",
+                "mutant twice is caught by 2 scenarios, but its file says why one is enough: remove caught_once_because",
+            ]
+        );
+    }
+
+    #[test]
+    fn an_audit_of_some_scenarios_does_not_count_catches() {
+        let names = ["new"];
+        let columns = [
+            column("reference", Role::Reference, &[], &names),
+            column("caught", Role::Mutant, &["new"], &names),
+            column("elsewhere", Role::Mutant, &[], &names),
+        ];
+        let mutants = [
+            mutant("caught", &["new", "old"], None),
+            mutant("elsewhere", &["old"], None),
+        ];
+        assert_eq!(
+            findings(
+                &scenarios(&names),
+                &columns,
+                &mutants,
+                Scope {
+                    all_scenarios: false,
+                    all_mutants: true
+                }
+            ),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            findings(&scenarios(&names), &columns, &mutants, Scope::WHOLE).len(),
+            4
+        );
+    }
+
+    #[test]
+    fn an_audit_of_some_mutants_does_not_ask_every_scenario_to_catch_one() {
+        let names = ["races", "states"];
+        let columns = [
+            column("reference", Role::Reference, &[], &names),
+            column("racy", Role::Mutant, &["races"], &names),
+        ];
+        let mutants = [mutant("racy", &["races"], Some("only a race shows it"))];
+        let some_mutants = Scope {
+            all_scenarios: true,
+            all_mutants: false,
+        };
+        assert_eq!(
+            findings(&scenarios(&names), &columns, &mutants, some_mutants),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            findings(&scenarios(&names), &columns, &mutants, Scope::WHOLE),
+            [
+                "states catches no mutant: make it sharper, or mark it \"smoke\": true if it only checks that things work"
+            ]
+        );
+    }
+}

@@ -1,0 +1,205 @@
+//! `grader audit`: do the scenarios tell right from wrong?
+//!
+//! Grades the reference solution, every correct alternative and every mutant of the lab
+//! on every scenario (hidden ones too), several times each, and prints which scenario
+//! catches which mutant. The audit fails when the reference or an alternative loses a
+//! point, a mutant passes everything, a mutant is not caught by a scenario its file
+//! names, a mutant is caught by fewer than two scenarios without saying why one is
+//! enough, a scenario not marked `smoke` catches no mutant, or any verdict differs
+//! between two runs of the same code.
+//!
+//! Every graded crate is a [`Column`] with a [`Role`] (`model.rs`); what a role must do
+//! is decided in one place (`findings.rs`), so a new way of running the scenarios (more
+//! runs, other schedules) covers the alternatives as it covers the reference. All runs
+//! of all columns share one pool of `jobs` workers: most of an audit is waiting for
+//! mutants that block a request to be reported as stuck, and that waiting overlaps.
+//! `matrix.rs` writes the matrix people read.
+
+mod findings;
+mod matrix;
+mod model;
+
+pub use matrix::write_matrix;
+pub use model::{Audit, Column, Role};
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::alternatives;
+use super::mutants;
+use crate::build::{self, Built, Harness, Subject};
+use crate::error::Error;
+use crate::grade::{self, RunOptions, Selection};
+use crate::lab::Lab;
+use crate::report::Status;
+
+/// Runs the audit. Progress goes to `progress`.
+pub fn audit(
+    lab: &Lab,
+    selection: &Selection,
+    opts: &RunOptions,
+    runs: usize,
+    only: &[String],
+    progress: &mut dyn Write,
+) -> Result<Audit, Error> {
+    let work = build::work_dir(&lab.kit);
+    let mut mutants = mutants::load(lab)?;
+    if let Some(unknown) = only.iter().find(|n| !mutants.iter().any(|m| &&m.name == n)) {
+        let mut msg = format!("there is no mutant `{unknown}` in {}", lab.manifest.name);
+        if let Some(close) =
+            crate::diagnostic::did_you_mean(unknown, mutants.iter().map(|m| m.name.as_str()))
+        {
+            msg.push_str(&format!("\n  help: did you mean `{close}`?"));
+        }
+        return Err(Error::Usage(msg));
+    }
+    if !only.is_empty() {
+        mutants.retain(|m| only.contains(&m.name));
+    }
+    let alternatives = alternatives::load(lab)?;
+    let mut subjects: Vec<(Subject, Column)> = vec![(
+        grade::solution_subject(lab),
+        column("reference", "", Role::Reference),
+    )];
+    for a in &alternatives {
+        subjects.push((
+            alternatives::subject(lab, &work, a)?,
+            column(&a.meta.name, &a.meta.title, Role::Alternative),
+        ));
+    }
+    for m in &mutants {
+        let mut c = column(&m.name, &m.title, Role::Mutant);
+        c.caught_once_because = m.caught_once_because.clone();
+        subjects.push((mutants::subject(lab, &work, m)?, c));
+    }
+    let mut harnesses: Vec<Option<Harness>> = Vec::new();
+    for (subject, column) in &mut subjects {
+        let _ = writeln!(progress, "building {} ...", subject.label);
+        match build::build(lab, subject, &work)? {
+            Built::CompileFailed(errors) => {
+                column.compile_errors = Some(errors);
+                harnesses.push(None);
+            }
+            Built::Harness(harness) => harnesses.push(Some(harness)),
+        }
+    }
+    let _ = writeln!(
+        progress,
+        "running {} scenarios on {} crates, {runs} run{} each, {} at a time ...",
+        selection.scenarios.len(),
+        harnesses.iter().flatten().count(),
+        if runs == 1 { "" } else { "s" },
+        opts.jobs
+    );
+    let statuses = run_pool(&subjects, &harnesses, selection, opts, runs)?;
+    let mut columns: Vec<Column> = subjects.into_iter().map(|(_, c)| c).collect();
+    for ((c, s), status) in statuses {
+        let name = selection.scenarios[s].name.clone();
+        columns[c].runs.entry(name).or_default().push(status);
+    }
+    let scenarios: Vec<(String, bool)> = selection
+        .scenarios
+        .iter()
+        .map(|s| (s.name.clone(), s.smoke))
+        .collect();
+    let lab_scenarios = grade::select(lab, true, &[])?.scenarios;
+    let some_scenarios = lab_scenarios.len() != scenarios.len()
+        || lab_scenarios
+            .iter()
+            .any(|s| !scenarios.iter().any(|(n, _)| *n == s.name));
+    let some_mutants = !only.is_empty();
+    let scope = findings::Scope {
+        all_scenarios: !some_scenarios,
+        all_mutants: !some_mutants,
+    };
+    let problems = findings::findings(&scenarios, &columns, &mutants, scope);
+    let hidden = selection
+        .scenarios
+        .iter()
+        .filter(|s| s.visibility == crate::scenario::Visibility::Hidden)
+        .map(|s| s.name.clone())
+        .collect();
+    Ok(Audit {
+        scenarios,
+        hidden,
+        columns,
+        problems,
+        some_scenarios,
+        some_mutants,
+    })
+}
+
+fn column(name: &str, title: &str, role: Role) -> Column {
+    Column {
+        name: name.to_owned(),
+        title: title.to_owned(),
+        role,
+        runs: BTreeMap::new(),
+        compile_errors: None,
+        caught_once_because: None,
+    }
+}
+
+/// One run of one scenario on one column: `(column, scenario)` indexes.
+type Job = (usize, usize);
+
+/// Runs every scenario `runs` times on every column that built, `opts.jobs` at a time
+/// from one queue; the statuses in run order.
+fn run_pool(
+    subjects: &[(Subject, Column)],
+    harnesses: &[Option<Harness>],
+    selection: &Selection,
+    opts: &RunOptions,
+    runs: usize,
+) -> Result<Vec<(Job, Status)>, Error> {
+    // Scenario by scenario across the columns, so the few columns whose requests get
+    // stuck spread their waiting over the whole audit instead of filling every worker.
+    let mut jobs: Vec<Job> = Vec::new();
+    for _ in 0..runs {
+        for s in 0..selection.scenarios.len() {
+            jobs.extend(
+                harnesses
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, h)| h.is_some())
+                    .map(|(c, _)| (c, s)),
+            );
+        }
+    }
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<Status, Error>>>> =
+        Mutex::new((0..jobs.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..opts.jobs.clamp(1, jobs.len().max(1)) {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(&(c, s)) = jobs.get(i) else {
+                        break;
+                    };
+                    let (Some(harness), Some(scenario)) =
+                        (&harnesses[c], selection.scenarios.get(s))
+                    else {
+                        continue;
+                    };
+                    let outcome =
+                        grade::run_one(harness, &subjects[c].0, scenario, opts, &selection.limits)
+                            .map(|r| r.status);
+                    if let Ok(mut all) = results.lock() {
+                        all[i] = Some(outcome);
+                    }
+                }
+            });
+        }
+    });
+    let results = results.into_inner().unwrap_or_default();
+    jobs.into_iter()
+        .zip(results)
+        .map(|(job, r)| {
+            let status = r.unwrap_or_else(|| Err(Error::Usage("a scenario was not run".into())))?;
+            Ok((job, status))
+        })
+        .collect()
+}

@@ -1,0 +1,74 @@
+//! What an audit found: each graded crate as a column of statuses, with the role that
+//! says what it must do.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::report::Status;
+
+/// What a graded crate is, and so what the audit expects of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// The reference solution: must pass every scenario.
+    Reference,
+    /// A correct solution written differently: must pass every scenario too.
+    Alternative,
+    /// A known-wrong variant: must fail the scenarios its file names, and more than one.
+    Mutant,
+}
+
+impl Role {
+    /// Whether a crate of this role must keep full marks.
+    pub fn must_pass(self) -> bool {
+        matches!(self, Role::Reference | Role::Alternative)
+    }
+}
+
+/// One graded crate in the audit.
+#[derive(Clone, Debug, Serialize)]
+pub struct Column {
+    /// `reference`, or the alternative's or mutant's name.
+    pub name: String,
+    /// What it is: the alternative's design, or what is wrong with the mutant (empty for
+    /// the reference).
+    pub title: String,
+    /// What the audit expects of it.
+    pub role: Role,
+    /// Per scenario name: the status of each run.
+    pub runs: BTreeMap<String, Vec<Status>>,
+    /// Compiler output, if it did not compile.
+    pub compile_errors: Option<String>,
+    /// A mutant's reason why one scenario catching it is enough.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub caught_once_because: Option<String>,
+}
+
+/// The audit's findings.
+#[derive(Clone, Debug, Serialize)]
+pub struct Audit {
+    /// Scenario names, in report order, with whether each is a smoke test.
+    pub scenarios: Vec<(String, bool)>,
+    /// The hidden ones among them: only submission grading runs these.
+    pub hidden: Vec<String>,
+    /// The reference first, then each alternative, then each mutant.
+    pub columns: Vec<Column>,
+    /// Everything wrong, one sentence each. Empty when the audit passes.
+    pub problems: Vec<String>,
+    /// Whether only some of the lab's scenarios ran (`--scenario`). How many scenarios
+    /// catch each mutant is then not checked: the others may catch it.
+    pub some_scenarios: bool,
+    /// Whether only some of the lab's mutants ran (`--mutant`). Whether each scenario
+    /// catches a mutant is then not checked: it may catch one of the others.
+    pub some_mutants: bool,
+}
+
+/// Whether a column failed a scenario in its first run.
+pub fn caught(column: &Column, scenario: &str) -> bool {
+    column
+        .runs
+        .get(scenario)
+        .and_then(|r| r.first())
+        .is_some_and(|s| *s != Status::Passed)
+}

@@ -1,0 +1,480 @@
+//! The properties checked on every schedule, as it runs, and what breaking each means, in
+//! words.
+//!
+//! Targets are wrapped in [`Watched`], which notes every call that reaches a target. Each
+//! time a call arrives, and after each step, the monitor reads the schedule's record up to
+//! now: the steps, the requests, and the transition records the race build of `relay_kit`
+//! notes as they are written. From these it checks:
+//!
+//! - at most one call reaches a target while its breaker is HALF_OPEN (as its records say);
+//! - no more calls are inside a target at once than its bulkhead allows;
+//! - each transition record of a target starts where the one before it ended;
+//! - the thread that reaches a target holds no lock of the code under test.
+//!
+//! The first property that breaks is kept; the schedule still runs to its end. A schedule
+//! the runtime stops (every thread waiting, or one that never waits) is told by
+//! [`never_returns`] and [`busy_loop`].
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
+use fixture_targets::ScriptedTarget;
+use grader_protocol::Violation;
+use race_std::sync::Arc;
+use race_std::trace::{self, Event, Held, What};
+use relay_kit::{Code, Request, Target};
+
+use crate::story;
+
+const TRIAL_HINT: &str = "Decide \"this request is the trial\" and mark the trial as taken in one locked section: a request that checks under the lock, lets it go, and marks under it again can be overtaken in between by another request that saw the same \"no trial yet\".";
+const LIMIT_HINT: &str = "Check the count and take the slot in one step: under one lock (check and increment while holding it), or with one atomic compare-and-swap (or fetch_update). A load followed by a separate store or add lets two requests both see a free slot.";
+const RECORDS_HINT: &str = "Write each transition record while you still hold the lock under which the state changed. A record written after the lock is let go can be overtaken by the next change's record.";
+const LOCK_HINT: &str = "Let go of every lock before calling the target: decide under the lock, drop the guard, call, then lock again to learn from the answer. Name the guard in a block, or call drop(guard), so it ends before the call.";
+const NEVER_HINT: &str = "A request waits for something that never comes: a lock held by a request that is itself waiting inside a target (a lock held across the call), a slot it waits for instead of returning E905, or a lock it already holds (a std Mutex is not re-entrant).";
+const BUSY_HINT: &str = "A thread loops without ever waiting, for example spinning on an atomic until a slot frees. Do not wait for a slot at all: return E905 at once.";
+
+/// What the monitor knows about one target on the running schedule.
+struct Watch {
+    /// The state its last record moved to.
+    state: String,
+    /// The last record, as printed (`OPEN -> HALF_OPEN`), and who wrote it.
+    last: Option<(String, String)>,
+    /// Requests that reached it since its breaker last became HALF_OPEN, while it was.
+    trial_calls: Vec<u64>,
+    /// Requests inside it now, in the order they entered.
+    inside: Vec<u64>,
+}
+
+impl Default for Watch {
+    fn default() -> Self {
+        Self {
+            state: "CLOSED".to_owned(),
+            last: None,
+            trial_calls: Vec::new(),
+            inside: Vec::new(),
+        }
+    }
+}
+
+#[derive(Default)]
+struct Monitor {
+    /// Events of the record already read.
+    read: usize,
+    /// The action running.
+    step: usize,
+    targets: BTreeMap<String, Watch>,
+    /// Each request's target.
+    sent: BTreeMap<u64, String>,
+    /// The request each task carries.
+    carries: BTreeMap<usize, u64>,
+    /// For each request, its target's state (as recorded) when the request first touched a
+    /// lock or atomic of the code under test: about when the breaker decided on it.
+    arrived_in: BTreeMap<u64, String>,
+    /// Whether the kit made an object, by address: asked for every lock of the schedule.
+    kit: BTreeMap<usize, bool>,
+    found: Option<Violation>,
+}
+
+thread_local! {
+    static MONITOR: RefCell<Monitor> = RefCell::new(Monitor::default());
+}
+
+/// Forgets the last schedule.
+pub fn reset() {
+    MONITOR.with_borrow_mut(|m| *m = Monitor::default());
+}
+
+/// The first property the running schedule broke, if any.
+pub fn take() -> Option<Violation> {
+    MONITOR.with_borrow_mut(|m| m.found.take())
+}
+
+/// Checks what the last step wrote.
+pub fn after_step() {
+    MONITOR.with_borrow_mut(Monitor::read_record);
+}
+
+fn request(id: u64) -> String {
+    format!("request #{id}")
+}
+
+/// `requests #2 and #4`.
+fn requests(ids: &[u64]) -> String {
+    let names: Vec<String> = ids.iter().map(|id| format!("#{id}")).collect();
+    match names.split_last() {
+        None => String::new(),
+        Some((last, [])) => format!("request {last}"),
+        Some((last, rest)) => format!("requests {} and {last}", rest.join(", ")),
+    }
+}
+
+impl Monitor {
+    fn report(&mut self, violation: Violation) {
+        if self.found.is_none() {
+            self.found = Some(violation);
+        }
+    }
+
+    /// Reads the record from where it last stopped: steps, requests, transition records,
+    /// and the first touch of each request on the code under test's locks and atomics.
+    fn read_record(&mut self) {
+        enum Seen {
+            Note(&'static str, u64, String, Option<usize>, usize),
+            Carries(usize, u64),
+            Touch(usize),
+        }
+        let from = self.read;
+        let kit = &mut self.kit;
+        let seen: Vec<Seen> = trace::with_events(|events| {
+            events
+                .iter()
+                .enumerate()
+                .skip(from)
+                .filter_map(|(i, e)| match &e.what {
+                    What::Note {
+                        kind: "request",
+                        id,
+                        ..
+                    } => e.task.map(|task| Seen::Carries(task, *id)),
+                    What::Note { kind, id, text } => {
+                        Some(Seen::Note(kind, *id, text.clone(), e.task, i))
+                    }
+                    What::Acquired(o, _) | What::Atomic { object: o, .. }
+                        if !*kit.entry(o.addr).or_insert_with(|| story::kit_made(o)) =>
+                    {
+                        e.task.map(Seen::Touch)
+                    }
+                    _ => None,
+                })
+                .collect()
+        });
+        self.read = trace::len();
+        for seen in seen {
+            match seen {
+                Seen::Note("step", id, ..) => self.step = usize::try_from(id).unwrap_or(usize::MAX),
+                Seen::Note("record", _, text, task, at) => self.recorded(&text, task, at),
+                Seen::Note("sent", id, target, ..) => {
+                    self.sent.insert(id, target);
+                }
+                Seen::Note(..) => {}
+                Seen::Carries(task, id) => {
+                    self.carries.insert(task, id);
+                }
+                Seen::Touch(task) => {
+                    let Some(&id) = self.carries.get(&task) else {
+                        continue;
+                    };
+                    if self.arrived_in.contains_key(&id) {
+                        continue;
+                    }
+                    let state = self
+                        .sent
+                        .get(&id)
+                        .and_then(|t| self.targets.get(t))
+                        .map_or("CLOSED", |w| w.state.as_str())
+                        .to_owned();
+                    self.arrived_in.insert(id, state);
+                }
+            }
+        }
+    }
+
+    /// The name of whoever runs `task`.
+    fn who(&self, task: Option<usize>) -> String {
+        match task.and_then(|t| self.carries.get(&t)) {
+            Some(&id) => request(id),
+            None => "the grader".to_owned(),
+        }
+    }
+
+    /// A transition record `target FROM TO` was written by `task`, as event `at` of the
+    /// record.
+    fn recorded(&mut self, text: &str, task: Option<usize>, at: usize) {
+        let mut words = text.split(' ');
+        let (Some(target), Some(from), Some(to)) = (words.next(), words.next(), words.next())
+        else {
+            return;
+        };
+        let step = self.step;
+        let writer = self.who(task);
+        let watch = self.targets.entry(target.to_owned()).or_default();
+        let record = format!("{from} -> {to}");
+        let out_of_order = watch.state != from;
+        let before = watch.last.replace((record.clone(), writer.clone()));
+        watch.state = to.to_owned();
+        if from == "HALF_OPEN" || to == "HALF_OPEN" {
+            watch.trial_calls.clear();
+        }
+        if !out_of_order {
+            return;
+        }
+        let (observed, mut about) = match before {
+            Some((b, by)) => (
+                format!("{target}'s record `{record}` was written right after `{b}`"),
+                vec![by],
+            ),
+            None => (
+                format!("{target}'s first record is `{record}`, not from CLOSED"),
+                Vec::new(),
+            ),
+        };
+        if !about.contains(&writer) {
+            about.push(writer);
+        }
+        self.report(Violation {
+            property: "records_in_order".into(),
+            step: Some(step),
+            expected: format!(
+                "each {target} record starts in the state the one before it ended in"
+            ),
+            observed,
+            hint: RECORDS_HINT.into(),
+            unexplorable: false,
+            about,
+            until: Some(at + 1),
+            mark: "out of order".into(),
+        });
+    }
+
+    /// Request `id` reached `target`, whose bulkhead allows `limit`.
+    fn entered(&mut self, target: &str, id: u64, limit: u64) {
+        self.read_record();
+        let step = self.step;
+        let held = trace::held_by_me();
+        // A call the breaker let through while CLOSED may reach the target late, after the
+        // circuit opened and a trial began: it is not a second trial.
+        let late = self.arrived_in.get(&id).is_some_and(|s| s == "CLOSED");
+        let watch = self.targets.entry(target.to_owned()).or_default();
+        watch.inside.push(id);
+        let inside = watch.inside.clone();
+        let trial_calls = if watch.state == "HALF_OPEN" && !late {
+            watch.trial_calls.push(id);
+            watch.trial_calls.clone()
+        } else {
+            Vec::new()
+        };
+        let until = Some(trace::len());
+        if !held.is_empty() {
+            self.report(Violation {
+                property: "no_lock_during_call".into(),
+                step: Some(step),
+                expected: format!("no lock of the relay is held while {target} is called"),
+                observed: format!(
+                    "request #{id} called {target} while holding {}",
+                    holding(&held)
+                ),
+                hint: LOCK_HINT.into(),
+                unexplorable: false,
+                about: vec![request(id)],
+                until,
+                mark: "still holding a lock".into(),
+            });
+        }
+        if inside.len() as u64 > limit {
+            self.report(Violation {
+                property: "bulkhead_limit".into(),
+                step: Some(step),
+                expected: format!(
+                    "at most {limit} calls in progress at {target} (its max_concurrent)"
+                ),
+                observed: format!(
+                    "{} calls were in progress at {target} at once ({})",
+                    inside.len(),
+                    requests(&inside)
+                ),
+                hint: LIMIT_HINT.into(),
+                unexplorable: false,
+                about: inside.iter().map(|&i| request(i)).collect(),
+                until,
+                mark: format!(
+                    "{} calls inside {target} at once; the limit is {limit}",
+                    inside.len()
+                ),
+            });
+        }
+        if trial_calls.len() > 1 {
+            self.report(Violation {
+                property: "single_trial".into(),
+                step: Some(step),
+                expected: format!("at most 1 call reaches {target} while its breaker is HALF_OPEN"),
+                observed: format!(
+                    "{} calls reached {target} while its breaker was HALF_OPEN ({})",
+                    trial_calls.len(),
+                    requests(&trial_calls)
+                ),
+                hint: TRIAL_HINT.into(),
+                unexplorable: false,
+                about: trial_calls.iter().map(|&i| request(i)).collect(),
+                until,
+                mark: format!("another call while {target} is HALF_OPEN"),
+            });
+        }
+    }
+
+    fn left(&mut self, target: &str, id: u64) {
+        if let Some(watch) = self.targets.get_mut(target) {
+            watch.inside.retain(|&i| i != id);
+        }
+    }
+}
+
+/// `the Mutex<Inner> taken at P (made at Q)` for each lock held.
+fn holding(held: &[Held]) -> String {
+    let each: Vec<String> = held
+        .iter()
+        .map(|h| {
+            format!(
+                "the {} taken at {} (made at {})",
+                story::name(&h.lock),
+                story::place(h.at),
+                story::place(h.lock.made)
+            )
+        })
+        .collect();
+    each.join(" and ")
+}
+
+/// The schedule the runtime stopped because no thread could go on: what each waits for.
+/// `step` is the action that was running.
+pub fn never_returns(record: &[Event], step: Option<usize>) -> Violation {
+    let names = story::names(record);
+    let held = trace::held();
+    let mut last: BTreeMap<Option<usize>, &Event> = BTreeMap::new();
+    let mut done: Vec<Option<usize>> = Vec::new();
+    // Threads inside a target now: whatever they wait on there is the target's.
+    let mut inside: Vec<Option<usize>> = Vec::new();
+    for e in record {
+        let was_inside = inside.contains(&e.task);
+        match e.what {
+            What::Note {
+                kind: "returned", ..
+            } => done.push(e.task),
+            What::Note { kind: "enter", .. } => inside.push(e.task),
+            What::Note { kind: "leave", .. } => inside.retain(|t| *t != e.task),
+            _ => {}
+        }
+        if !was_inside {
+            last.insert(e.task, e);
+        }
+    }
+    let mut about = Vec::new();
+    let mut what = Vec::new();
+    for (task, e) in last.into_iter().filter(|(t, _)| !done.contains(t)) {
+        let who = story::who(&names, task);
+        if who == "the grader" {
+            // It waits for the step's requests: that is the step, not a cause.
+            continue;
+        }
+        match &e.what {
+            What::Acquire(lock, _) => {
+                let holders: Vec<&Held> =
+                    held.iter().filter(|h| h.lock.addr == lock.addr).collect();
+                let mut line = format!(
+                    "{who} waits for the {} at {}",
+                    story::name(lock),
+                    story::place(e.at)
+                );
+                for h in &holders {
+                    let holder = story::who(&names, h.task);
+                    line.push_str(&format!(
+                        ", and {holder} holds it (taken at {})",
+                        story::place(h.at)
+                    ));
+                    about.push(holder);
+                }
+                what.push(line);
+            }
+            What::Waits { .. } => what.push(format!(
+                "{who} sleeps on a condition variable at {} that nobody will notify",
+                story::place(e.at)
+            )),
+            What::Note { kind: "enter", .. } => {
+                what.push(format!(
+                    "{who} is held inside a target, waiting to be let go"
+                ));
+            }
+            _ if who.starts_with("request") => what.push(format!("{who} cannot go on")),
+            _ => continue,
+        }
+        if who != "the grader" {
+            about.push(who);
+        }
+    }
+    about.sort();
+    about.dedup();
+    Violation {
+        property: "every_request_returns".into(),
+        step,
+        expected: "every request returns (no deadlock)".into(),
+        observed: format!("no thread could go on: {}", what.join("; ")),
+        hint: NEVER_HINT.into(),
+        unexplorable: false,
+        about,
+        until: None,
+        mark: String::new(),
+    }
+}
+
+/// The schedule the runtime stopped because a thread ran `max_steps` steps without ever
+/// waiting.
+pub fn busy_loop(record: &[Event], step: Option<usize>, max_steps: u64) -> Violation {
+    let names = story::names(record);
+    let who = story::who(&names, record.last().and_then(|e| e.task));
+    Violation {
+        property: "busy_loop".into(),
+        step,
+        expected: "every thread waits (on a lock, a condition variable, or a target) or finishes"
+            .into(),
+        observed: format!(
+            "{who} ran {max_steps} scheduling steps without waiting: a busy loop the race checks cannot explore"
+        ),
+        hint: BUSY_HINT.into(),
+        unexplorable: true,
+        about: vec![who],
+        until: None,
+        mark: String::new(),
+    }
+}
+
+/// A scripted target whose calls the monitor watches.
+pub struct Watched {
+    inner: Arc<ScriptedTarget>,
+    limit: u64,
+}
+
+impl Watched {
+    /// Watches `inner`, whose bulkhead allows `limit` calls at once.
+    pub fn new(inner: Arc<ScriptedTarget>, limit: u64) -> Self {
+        Self { inner, limit }
+    }
+}
+
+/// A call inside a target: dropping it, however the call ends, notes that it left.
+struct Inside<'a> {
+    target: &'a str,
+    id: u64,
+}
+
+impl Drop for Inside<'_> {
+    fn drop(&mut self) {
+        trace::note("leave", self.id, self.target);
+        MONITOR.with_borrow_mut(|m| m.left(self.target, self.id));
+    }
+}
+
+impl Target for Watched {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn call(&self, request: &Request) -> Code {
+        let target = self.inner.name();
+        trace::note("enter", request.id, target);
+        MONITOR.with_borrow_mut(|m| m.entered(target, request.id, self.limit));
+        let _inside = Inside {
+            target,
+            id: request.id,
+        };
+        self.inner.call(request)
+    }
+}

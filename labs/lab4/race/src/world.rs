@@ -1,0 +1,298 @@
+//! One schedule: the plan's actions against a fresh relay, fresh targets and a fresh fake
+//! clock, all on the runtime.
+//!
+//! As in the normal harness, every step waits until each request it started has returned
+//! or is held inside a target, and the state of every target is recorded after each step.
+//! Nothing here waits in real time: a request that can never return leaves every thread
+//! waiting, and the runtime stops the schedule as a deadlock.
+
+use std::collections::BTreeMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::time::Duration;
+
+use fixture_targets::{Activity, Behaviour, ScriptedTarget};
+use grader_protocol::{RequestOutcome, StepRecord};
+use lab4_harness::wire::{Action, Observation, TargetSnapshot};
+use race_std::quiet::Mutex;
+use race_std::sync::Arc;
+use race_std::thread::JoinHandle;
+use race_std::trace;
+use relay_kit::{BreakerConfig, Clock, Code, FakeClock, Request, Target, TargetConfig};
+
+use crate::monitor::Watched;
+use crate::output::{Event, push, set_step};
+use crate::{BuildRelay, Plan, RelayUnderTest};
+
+/// How one request ended.
+#[derive(Clone, Copy)]
+enum Ended {
+    Returned(Code),
+    Panicked,
+}
+
+struct Sent {
+    id: u64,
+    /// How it ended, once it has. A quiet lock: the grader's checking whether requests
+    /// have returned is no moment for the explorer to switch threads at.
+    result: Arc<Mutex<Option<Ended>>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+struct World {
+    clock: FakeClock,
+    activity: Activity,
+    targets: Vec<Arc<ScriptedTarget>>,
+    relay: Arc<dyn RelayUnderTest>,
+    sent: Vec<Sent>,
+    next_id: u64,
+}
+
+/// Runs the plan once, on the schedule the explorer is choosing now. The events (steps,
+/// panics) go to the schedule's buffer.
+pub fn run(plan: &Plan, build: BuildRelay) {
+    push(Event::Ready);
+    let clock = FakeClock::new();
+    let activity = Activity::new();
+    let targets: Vec<Arc<ScriptedTarget>> = plan
+        .targets
+        .iter()
+        .map(|t| Arc::new(ScriptedTarget::new(&t.name, activity.clone())))
+        .collect();
+    let wiring: Vec<(Arc<dyn Target>, TargetConfig)> = plan
+        .targets
+        .iter()
+        .zip(&targets)
+        .map(|(t, target)| {
+            let settings = &t.settings;
+            let config = TargetConfig {
+                breaker: BreakerConfig {
+                    failure_threshold: settings.failure_threshold,
+                    retry_after: Duration::from_millis(settings.retry_after_ms),
+                },
+                max_concurrent: usize::try_from(settings.max_concurrent).unwrap_or(usize::MAX),
+            };
+            let watched = Watched::new(target.clone(), settings.max_concurrent);
+            (Arc::new(watched) as Arc<dyn Target>, config)
+        })
+        .collect();
+    let shared_clock: Arc<dyn Clock> = Arc::new(clock.clone());
+    let Ok(relay) = catch_unwind(AssertUnwindSafe(|| build(shared_clock, wiring))) else {
+        return;
+    };
+    let mut world = World {
+        clock,
+        activity,
+        targets,
+        relay: Arc::from(relay),
+        sent: Vec::new(),
+        next_id: 1,
+    };
+    for (step, action) in plan.actions.iter().enumerate() {
+        set_step(Some(step));
+        let at_ms = now_ms(&world.clock);
+        trace::note("step", step as u64, "");
+        push(Event::Begin { step, at_ms });
+        let ids = world.act(action);
+        push(Event::Observing { step });
+        let record = world.record(step, at_ms, &ids);
+        push(Event::Step(record));
+        crate::monitor::after_step();
+        if world.panicked() || crate::output::has_panic() {
+            world.wind_down(plan.actions.len());
+            return;
+        }
+    }
+    set_step(None);
+    push(Event::Finished);
+    world.wind_down(plan.actions.len());
+}
+
+fn now_ms(clock: &FakeClock) -> u64 {
+    u64::try_from(clock.now().as_millis()).unwrap_or(u64::MAX)
+}
+
+impl World {
+    /// Carries out one action; returns the ids of the requests it concerns. The grader
+    /// checked the plan, so a target or code it names exists.
+    fn act(&mut self, action: &Action) -> Vec<u64> {
+        match action {
+            Action::Script { target, answer } => {
+                let behaviour = match answer.as_str() {
+                    "hold" => Behaviour::Hold,
+                    "panic" => Behaviour::Panic,
+                    code => Behaviour::Answer(code.parse().unwrap_or(Code::E500)),
+                };
+                if let Some(t) = self.target(target) {
+                    t.script(behaviour);
+                }
+                Vec::new()
+            }
+            Action::Send { target, count } => {
+                let mut ids = Vec::new();
+                for _ in 0..*count {
+                    let id = self.spawn(target);
+                    self.settle(&[id]);
+                    ids.push(id);
+                }
+                ids
+            }
+            Action::SendConcurrent { target, count } => {
+                let ids: Vec<u64> = (0..*count).map(|_| self.spawn(target)).collect();
+                self.settle(&ids);
+                ids
+            }
+            Action::Release {
+                target,
+                count,
+                answer,
+            } => {
+                let code = answer.parse().unwrap_or(Code::E500);
+                let count = count.map_or(usize::MAX, |c| c as usize);
+                let mut ids = match self.target(target) {
+                    Some(t) => t.release(count, code),
+                    None => Vec::new(),
+                };
+                ids.sort_unstable();
+                self.settle(&ids);
+                ids
+            }
+            Action::Advance { ms } => {
+                self.clock.advance(Duration::from_millis(*ms));
+                Vec::new()
+            }
+            Action::Observe => Vec::new(),
+        }
+    }
+
+    fn target(&self, name: &str) -> Option<&ScriptedTarget> {
+        self.targets
+            .iter()
+            .find(|t| t.name() == name)
+            .map(|t| t.as_ref())
+    }
+
+    /// Starts one request on a thread of its own.
+    fn spawn(&mut self, target: &str) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        let result = Arc::new(Mutex::new(None));
+        let relay = self.relay.clone();
+        let activity = self.activity.clone();
+        let request = Request::new(id, target);
+        let slot = result.clone();
+        trace::note("sent", id, target);
+        let thread = race_std::thread::Builder::new()
+            .name(format!("request-{id}"))
+            .spawn(move || {
+                trace::note("request", id, "");
+                let ended = match catch_unwind(AssertUnwindSafe(|| relay.handle(&request))) {
+                    Ok(code) => Ended::Returned(code),
+                    Err(_) => Ended::Panicked,
+                };
+                let text = match ended {
+                    Ended::Returned(code) => code.as_str(),
+                    Ended::Panicked => "panicked",
+                };
+                trace::note("returned", id, text);
+                *slot.lock() = Some(ended);
+                activity.bump();
+            })
+            .ok();
+        self.sent.push(Sent { id, result, thread });
+        id
+    }
+
+    /// Waits until each of `ids` has returned or is held by a target.
+    fn settle(&self, ids: &[u64]) {
+        self.activity.wait(|| {
+            // Each target's counters read once per look, not once per request.
+            let mut held: Option<Vec<u64>> = None;
+            ids.iter().all(|&id| {
+                self.ended(id).is_some() || held.get_or_insert_with(|| self.held()).contains(&id)
+            })
+        });
+    }
+
+    fn ended(&self, id: u64) -> Option<Ended> {
+        let sent = self.sent.iter().find(|s| s.id == id)?;
+        *sent.result.lock()
+    }
+
+    /// The requests held by a target right now.
+    fn held(&self) -> Vec<u64> {
+        self.targets.iter().flat_map(|t| t.stats().held).collect()
+    }
+
+    fn panicked(&self) -> bool {
+        self.sent
+            .iter()
+            .any(|s| matches!(self.ended(s.id), Some(Ended::Panicked)))
+    }
+
+    /// Lets every held call go and waits for every request to return: a request that
+    /// cannot leaves every thread waiting, which the runtime reports. For the record this
+    /// is step `after_last`, one past the plan's last.
+    fn wind_down(&mut self, after_last: usize) {
+        trace::note("step", after_last as u64, "");
+        for t in &self.targets {
+            t.release(usize::MAX, Code::Ok);
+        }
+        for sent in &mut self.sent {
+            if let Some(thread) = sent.thread.take() {
+                let _ = thread.join();
+            }
+        }
+    }
+
+    /// What an action produced, and the state of every target after it.
+    fn record(&self, step: usize, at_ms: u64, ids: &[u64]) -> StepRecord<Observation> {
+        let mut ids = ids.to_vec();
+        ids.sort_unstable();
+        let requests = ids
+            .iter()
+            .map(|&id| RequestOutcome {
+                id,
+                outcome: match self.ended(id) {
+                    Some(Ended::Returned(code)) => code.as_str().to_owned(),
+                    Some(Ended::Panicked) => "panicked".to_owned(),
+                    None => "held".to_owned(),
+                },
+            })
+            .collect();
+        let targets = self
+            .targets
+            .iter()
+            .map(|t| {
+                let stats = t.stats();
+                let state = catch_unwind(AssertUnwindSafe(|| self.relay.breaker_state(t.name())))
+                    .ok()
+                    .flatten()
+                    .map(|s| s.as_str().to_owned());
+                TargetSnapshot {
+                    name: t.name().to_owned(),
+                    state,
+                    calls: stats.calls,
+                    in_flight: stats.in_flight,
+                    peak: stats.peak_in_flight,
+                    answered: stats
+                        .answered
+                        .iter()
+                        .map(|(code, n)| (code.as_str().to_owned(), *n))
+                        .collect::<BTreeMap<_, _>>(),
+                }
+            })
+            .collect();
+        let transitions = catch_unwind(AssertUnwindSafe(|| self.relay.transitions()))
+            .ok()
+            .map(|list| list.iter().map(ToString::to_string).collect());
+        StepRecord {
+            step,
+            at_ms,
+            requests,
+            observation: Observation {
+                targets,
+                transitions,
+            },
+        }
+    }
+}
