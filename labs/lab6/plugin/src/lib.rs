@@ -30,6 +30,7 @@ static WORDS: Words = Words {
     stuck_cause: "a request is blocked in real time (a lock, a real sleep) or looping, instead of returning or waiting on the injected clock",
     stuck_hint: STUCK_HINT,
     initially: "the shipping vendor quotes 12.90 and the catalog shows every page until scripted otherwise",
+    real_time_fix: "read time only through the injected `Clock` (`clock.now()`) and wait only through it too: `clock.sleep_until` for a pause, a `Monitor` guard's `wait_until` in the queue, `call.wait_until` for an answer",
 };
 
 impl Plugin for Lab6 {
