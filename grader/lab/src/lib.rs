@@ -95,8 +95,9 @@ pub trait Plugin: Send + Sync + 'static {
     fn expectation(&self, step: &Self::Step) -> Option<String>;
 
     /// The harness variant that runs the code under test on a schedule-exploring runtime
-    /// to find races, for a lab that has one. The core builds and runs only
-    /// [`Plugin::harness`] today; this is where a race driver plugs in.
+    /// to find races, for a lab that has one: the core builds it beside [`Plugin::harness`]
+    /// and runs the scenarios marked `"race"` on it. `None` (the default) means the lab has
+    /// no race checks, and validation refuses a race scenario for it.
     fn race_harness(&self) -> Option<Harness> {
         None
     }

@@ -54,6 +54,16 @@ impl Plugin for Lab5 {
         }
     }
 
+    /// Lab 5 has no race checks: its concurrency rules (exactly `probes` probes however
+    /// many messages arrive at once, one alert when failures land together, the per-flow
+    /// limit) are checked by messages held inside the partners in ordinary scenarios. A
+    /// race harness for it would be lab 4's shape: twins of `gateway_kit`,
+    /// `fixture_partners` and the skeleton on `race_std`, and a driver under
+    /// `labs/lab5/race`.
+    fn race_harness(&self) -> Option<Harness> {
+        None
+    }
+
     fn words(&self) -> &Words {
         &WORDS
     }
