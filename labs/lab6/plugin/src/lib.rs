@@ -55,6 +55,16 @@ impl Plugin for Lab6 {
         }
     }
 
+    /// Lab 6 has no race checks yet: its concurrency rules (8 active and 10 queued however
+    /// many checkouts arrive at once, one probe per instance, a slot kept by a call whose
+    /// caller gave up) are checked in ordinary scenarios, where requests leave together
+    /// and then wait on the fake clock, which wakes them one at a time. A race harness
+    /// would be lab 4's shape: twins of `shipping_kit` (its bells and monitor included),
+    /// `fixture_script` and the skeleton on `race_std`, and a driver under `labs/lab6/race`.
+    fn race_harness(&self) -> Option<Harness> {
+        None
+    }
+
     fn words(&self) -> &Words {
         &WORDS
     }
