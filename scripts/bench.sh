@@ -74,3 +74,21 @@ awk -v a="$edit" -v b="$cargo_ms" -v c="$cargotest" 'BEGIN { printf "ratio grade
 echo "the same lab without its $races race checks:"
 echo "  grade all scenarios, nothing to rebuild:        $fresh_norace ms   (race checks add $((fresh - fresh_norace)) ms)"
 echo "  grader check lab4 after a one-line edit:        $edit_norace ms   (race checks add $((edit - edit_norace)) ms)"
+
+# Lab 6 waits on its clock (queues, pauses, budgets) for minutes of simulated time: grading
+# every visible scenario of its reference must still take well under a second of wall time.
+sim_ms=$(python3 - "$kit"/labs/lab6/scenarios/*.json <<'PY'
+import json, sys
+print(sum(step["advance"]["ms"] for f in sys.argv[1:]
+          for step in json.load(open(f))["steps"] if "advance" in step))
+PY
+)
+lab6_scenarios=$(ls "$kit"/labs/lab6/scenarios/*.json | wc -l)
+"$grader" check lab6 --solution >/dev/null 2>&1 || true
+: > lab6.txt
+for i in $(seq 1 "$rounds"); do
+  ms "$grader" check lab6 --solution >> lab6.txt
+done
+lab6=$(median < lab6.txt)
+echo "lab 6: grade all $lab6_scenarios scenarios of the reference, nothing to rebuild: $lab6 ms of wall time"
+awk -v s="$sim_ms" -v w="$lab6" 'BEGIN { printf "  for %.1f s of simulated time (%.0f simulated ms per wall ms)\n", s / 1000, s / w }'

@@ -9,4 +9,5 @@ pub fn registered() -> Registry {
     Registry::new()
         .with(lab4_plugin::Lab4)
         .with(lab5_plugin::Lab5)
+        .with(lab6_plugin::Lab6)
 }

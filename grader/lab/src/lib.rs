@@ -157,7 +157,14 @@ pub struct Words {
     /// How targets behave before any step, for `grader explain`:
     /// `every target answers OK until scripted otherwise`.
     pub initially: &'static str,
+    /// What to do instead of reading or waiting in real time, for the report's rule
+    /// breaks found in the code: [`READ_TIME_ONLY`] for a lab whose code never waits.
+    pub real_time_fix: &'static str,
 }
+
+/// The fix for real time in a lab whose code only reads the clock.
+pub const READ_TIME_ONLY: &str =
+    "read time only through the injected `Clock` (`clock.now()`) and never wait for real";
 
 /// How the grader links a lab's harness program with a crate under test, in a generated
 /// workspace of its own.

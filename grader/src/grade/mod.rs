@@ -240,7 +240,11 @@ pub fn assemble(
             .then_some(selection.hidden_not_run),
         hidden_points_not_run: selection.hidden_points_not_run,
         compile_errors,
-        source_warnings: crate::grade::source_scan::scan(subject, &lab.manifest.student_files),
+        source_warnings: crate::grade::source_scan::scan(
+            subject,
+            &lab.manifest.student_files,
+            lab.plugin.words().real_time_fix,
+        ),
         provenance: None,
     }
 }

@@ -8,16 +8,20 @@ use std::path::Path;
 use crate::build::Subject;
 use crate::report::SourceWarning;
 
-/// Calls that read real time or wait in real time, with what to use instead.
-const REAL_TIME: [(&str, &str); 4] = [
+/// Calls that read real time or wait in real time, and what they do.
+const REAL_TIME: [(&str, &str); 7] = [
     ("Instant::now", "reads the real clock"),
     ("SystemTime::now", "reads the real clock"),
     ("thread::sleep", "sleeps in real time"),
     ("sleep(", "sleeps in real time"),
+    ("wait_timeout(", "waits in real time"),
+    ("park_timeout(", "waits in real time"),
+    ("recv_timeout(", "waits in real time"),
 ];
 
-/// Every use of real time in `files` (paths relative to the subject's crate).
-pub fn scan(subject: &Subject, files: &[String]) -> Vec<SourceWarning> {
+/// Every use of real time in `files` (paths relative to the subject's crate); `fix` says
+/// what to do instead, in the lab's words.
+pub fn scan(subject: &Subject, files: &[String], fix: &str) -> Vec<SourceWarning> {
     let mut warnings = Vec::new();
     for rel in files {
         let Ok(text) = std::fs::read_to_string(subject.crate_dir.join(rel)) else {
@@ -30,7 +34,7 @@ pub fn scan(subject: &Subject, files: &[String]) -> Vec<SourceWarning> {
                 warnings.push(SourceWarning {
                     location: format!("{}:{}", shown.display(), n + 1),
                     message: format!(
-                        "`{}` {what}: the grader moves a fake clock, so read time only through the injected `Clock` (`clock.now()`) and never wait for real",
+                        "`{}` {what}: the grader moves a fake clock, so {fix}",
                         call.trim_end_matches('(')
                     ),
                 });
@@ -61,8 +65,35 @@ mod tests {
             package: "t".into(),
             shown_dir: PathBuf::from("crates/relay_base"),
         };
-        let w = scan(&subject, &["src/breaker.rs".into()]);
+        let w = scan(&subject, &["src/breaker.rs".into()], "use the clock");
         assert_eq!(w.len(), 1, "{w:?}");
         assert_eq!(w[0].location, "crates/relay_base/src/breaker.rs:3");
+        assert!(w[0].message.ends_with("so use the clock"), "{w:?}");
+    }
+
+    #[test]
+    fn names_a_real_time_wait_on_a_condition_variable() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::write(
+            dir.path().join("src/bulkhead.rs"),
+            "fn f() {\n    let (g, _) = cv.wait_timeout(g, left).unwrap();\n}\n",
+        )
+        .unwrap();
+        let subject = Subject {
+            key: "t".into(),
+            label: "t".into(),
+            crate_dir: dir.path().to_path_buf(),
+            package: "t".into(),
+            shown_dir: PathBuf::from("crates/quote_client"),
+        };
+        let w = scan(&subject, &["src/bulkhead.rs".into()], "wait on the clock");
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert_eq!(w[0].location, "crates/quote_client/src/bulkhead.rs:2");
+        assert!(
+            w[0].message
+                .starts_with("`wait_timeout` waits in real time"),
+            "{w:?}"
+        );
     }
 }

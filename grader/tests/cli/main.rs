@@ -17,6 +17,7 @@ mod instructor_kit;
 mod instructors;
 mod kit_faults;
 mod lab5;
+mod lab6;
 mod races;
 mod refusals;
 mod rehearse;

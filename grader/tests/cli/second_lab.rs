@@ -72,6 +72,7 @@ static WORDS: Words = Words {
     stuck_cause: "echo does not return",
     stuck_hint: "Return the number you were given.",
     initially: "nothing has been said",
+    real_time_fix: grader_lab::READ_TIME_ONLY,
 };
 
 impl Plugin for Echo {

@@ -31,6 +31,7 @@ static WORDS: Words = Words {
     stuck_cause: "a caller is waiting (for a lock or a slot) or looping instead of being answered at once",
     stuck_hint: STUCK_HINT,
     initially: "every target answers OK until scripted otherwise",
+    real_time_fix: grader_lab::READ_TIME_ONLY,
 };
 
 impl Plugin for Lab4 {

@@ -1,0 +1,234 @@
+//! Lab 6 through the grader's commands: the reference, the untouched skeleton and the
+//! handout's quotes of its reports, the audit (mutants and correct alternatives), a
+//! submission that waits in real time, every format, and the student edition.
+
+use crate::subs::{Layout, folder, write};
+use crate::util::{grader, kit, stdout, transcript};
+
+/// Lab 6's student files, relative to the student crate.
+const FILES: [&str; 6] = [
+    "src/attempt.rs",
+    "src/breaker.rs",
+    "src/bulkhead.rs",
+    "src/retry.rs",
+    "src/client.rs",
+    "src/shop.rs",
+];
+
+/// The reference with the edits of the mutants `names` (`labs/lab6/mutants/`).
+fn mutated(names: &[&str]) -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = FILES
+        .iter()
+        .map(|f| {
+            let path = kit().join("solutions/lab6").join(f);
+            let text = std::fs::read_to_string(&path).expect("read the reference");
+            ((*f).to_owned(), text)
+        })
+        .collect();
+    for name in names {
+        let path = kit().join("labs/lab6/mutants").join(format!("{name}.json"));
+        let mutant: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("JSON");
+        for edit in mutant["edits"].as_array().expect("edits") {
+            let (file, find, replace) = (
+                edit["file"].as_str().expect("file"),
+                edit["find"].as_str().expect("find"),
+                edit["replace"].as_str().expect("replace"),
+            );
+            let entry = files.iter_mut().find(|(f, _)| f == file).expect("declared");
+            assert_eq!(entry.1.matches(find).count(), 1, "{name}: {find}");
+            entry.1 = entry.1.replacen(find, replace, 1);
+        }
+    }
+    files
+}
+
+fn check(args: &[&str]) -> std::process::Output {
+    grader()
+        .arg("check")
+        .arg("lab6")
+        .args(args)
+        .output()
+        .expect("run the grader")
+}
+
+fn handout() -> String {
+    std::fs::read_to_string(kit().join("labs/lab6/README.md")).expect("read the handout")
+}
+
+#[test]
+fn the_reference_gets_full_marks_in_every_format() {
+    let output = check(&["--solution"]);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(0), "{}", transcript(&output));
+    assert!(
+        text.contains("Total: 129/129 points, 25 of 25 scenarios passed"),
+        "{text}"
+    );
+    for (format, needle) in [
+        ("json", "\"lab\": \"lab6\""),
+        ("junit", "<testsuites name=\"lab6\" tests=\"25\""),
+        ("gradescope", "\"score\": 129.0"),
+    ] {
+        let output = check(&["--solution", "--format", format]);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{format}: {}",
+            transcript(&output)
+        );
+        assert!(
+            stdout(&output).contains(needle),
+            "{format}:\n{}",
+            stdout(&output)
+        );
+    }
+}
+
+/// A new student's first run: every scenario stops at the same `todo!()`, named with its
+/// place, and the handout quotes that line as it is.
+#[test]
+fn the_untouched_skeleton_gets_zero_and_starts_at_shop_new() {
+    let output = check(&[]);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{}", transcript(&output));
+    assert!(
+        text.contains("Total: 0/129 points, 0 of 25 scenarios passed"),
+        "{text}"
+    );
+    let start = "Start here:\n  25 scenarios stopped at todo!() at crates/quote_client/src/shop.rs:30:9: lab 6: build one client per dependency in Shop::new\n";
+    assert!(text.contains(start), "{text}");
+    assert!(
+        handout().contains(start.trim_end()),
+        "the handout's Start here line is stale"
+    );
+    let shop = std::fs::read_to_string(kit().join("crates/quote_client/src/shop.rs"))
+        .expect("read the skeleton");
+    let line = shop.lines().nth(29).expect("line 30");
+    assert!(
+        line.trim_start()
+            .starts_with("todo!(\"lab 6: build one client per dependency"),
+        "{line}"
+    );
+}
+
+/// One submission with two mistakes: a pause with `thread::sleep`, named at its line with
+/// lab 6's way to wait, and a slot given back at the timeout, reported as the handout
+/// shows it.
+#[test]
+fn a_real_sleep_is_named_and_a_slot_given_back_early_is_reported_as_the_handout_shows() {
+    let dir = folder("lab6-sleep");
+    let files = mutated(&["real_sleep", "slot_released_at_timeout"]);
+    let line = files
+        .iter()
+        .find(|(f, _)| f == "src/client.rs")
+        .and_then(|(_, text)| text.lines().position(|l| l.contains("std::thread::sleep")))
+        .expect("the real sleep")
+        + 1;
+    write(&dir, Layout::Crate, &files);
+    let output = grader()
+        .args(["check", "lab6", "--submission"])
+        .arg(&*dir)
+        .args(["--scenario", "qu_slot_held_until_the_call_ends"])
+        .output()
+        .expect("run the grader");
+    assert_eq!(output.status.code(), Some(1), "{}", transcript(&output));
+    let text = stdout(&output);
+    let warning = format!(
+        "Rule breaks found in the code itself:\n  crates/quote_client/src/client.rs:{line}: `thread::sleep` sleeps in real time: the grader moves a fake clock, so read time only through the injected `Clock` (`clock.now()`) and wait only through it too: `clock.sleep_until` for a pause"
+    );
+    assert!(text.contains(&warning), "{text}");
+    let handout = handout();
+    for quoted in [
+        "          step 5 at 00:00:00.300: send 1 checkout",
+        "            expected: queued",
+        "            observed: held",
+        "              3. 00:00:00.000 advance the clock by 300 ms -> 8x timeout",
+        "                  shipping CLOSED timeout=8 calls=8 in_flight=8 peak=8",
+        "          >>  5. 00:00:00.300 send 1 checkout -> #9 held",
+        "                  shipping CLOSED held=1 timeout=8 calls=9 in_flight=9 peak=9",
+    ] {
+        assert!(
+            text.contains(quoted),
+            "the report lacks {quoted:?}:\n{text}"
+        );
+        assert!(handout.contains(quoted), "the handout lacks {quoted:?}");
+    }
+}
+
+#[test]
+fn the_audit_catches_every_mutant_and_keeps_every_alternative_at_full_marks() {
+    let output = grader()
+        // As for lab 5: one run each and a short limit per scenario keep it cheap;
+        // `grader audit lab6` (three runs) is the full proof.
+        .args(["audit", "lab6", "--runs", "1", "-j", "16", "--timeout", "3"])
+        .output()
+        .expect("run the grader");
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(0), "the audit failed:\n{text}");
+    insta::assert_snapshot!("audit_matrix", text);
+}
+
+/// The student edition holds the skeleton, the contract, the handout and the visible
+/// scenarios, and nothing of the reference, the hidden scenarios, the mutants or the
+/// alternatives.
+#[test]
+fn the_student_edition_of_lab6_leaks_nothing() {
+    use crate::release::{files, leaks};
+    let tmp = tempfile::tempdir().expect("a temporary folder");
+    let out = tmp.path().join("lab6-student");
+    let output = grader()
+        .args(["release", "lab6", "--out"])
+        .arg(&out)
+        .output()
+        .expect("run the grader");
+    assert_eq!(output.status.code(), Some(0), "{}", transcript(&output));
+    for present in [
+        "crates/quote_client/src/client.rs",
+        "crates/shipping_kit/src/lib.rs",
+        "labs/lab6/README.md",
+        "labs/lab6/lab.json",
+        "labs/lab6/scenario.schema.json",
+        "labs/lab6/scenarios/qu_slot_held_until_the_call_ends.json",
+        "labs/lab6/harness/main/src/main.rs",
+        "labs/lab6/plugin/src/lib.rs",
+    ] {
+        assert!(out.join(present).is_file(), "{present} missing");
+    }
+    for absent in [
+        "solutions",
+        "labs/lab6/hidden",
+        "labs/lab6/mutants",
+        "labs/lab6/alternatives",
+    ] {
+        assert!(!out.join(absent).exists(), "{absent} released");
+    }
+    let mut needles: Vec<String> = [
+        "granted: BTreeSet<u64>",
+        "fn too_many_failures",
+        "handed_a_slot",
+        "probes_handed",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect();
+    for dir in ["hidden", "mutants", "alternatives"] {
+        for f in files(&kit().join("labs/lab6").join(dir)) {
+            if dir == "hidden" {
+                needles.push(
+                    f.file_stem()
+                        .expect("a name")
+                        .to_string_lossy()
+                        .into_owned(),
+                );
+            }
+            needles.push(f.display().to_string());
+        }
+    }
+    let leaks = leaks(&out, &needles);
+    assert!(
+        leaks.is_empty(),
+        "leaked into the student edition:\n{}",
+        leaks.join("\n")
+    );
+}

@@ -1,0 +1,174 @@
+//! What the grader and lab 6's harness say to each other, inside the common protocol
+//! (`grader_protocol`): a dependency's settings, the actions, and what is observed after
+//! each. The grader's lab 6 plug-in uses the same types, so each is defined once.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// How the shop protects one dependency: as `lab.json` gives its defaults, as a scenario's
+/// `targets` overrides them (any of them), and as the plan carries them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// Calls to the dependency running at once, per shop instance.
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
+    pub max_active: u64,
+    /// Requests waiting for a slot at once; one more is turned away (`no_capacity`).
+    pub max_queued: u64,
+    /// Milliseconds a request may wait in the queue: still in time after exactly this
+    /// long, gone (`queue_expired`) one millisecond later.
+    pub max_queue_wait_ms: u64,
+    /// Milliseconds one operation may take in all: admission, attempts and pauses.
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
+    pub budget_ms: u64,
+    /// Attempts in all, the first one included.
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
+    pub max_attempts: u64,
+    /// Milliseconds of the pause before the first retry, without jitter; it doubles for
+    /// each later retry.
+    pub backoff_ms: u64,
+    /// The most jitter added to a pause, in percent of its fixed part (0 to 100).
+    #[cfg_attr(feature = "schema", schemars(range(max = 100)))]
+    pub jitter_percent: u64,
+    /// The seed of the jitter.
+    pub jitter_seed: u64,
+    /// How many of the latest outcomes the breaker's window keeps.
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
+    pub window: u64,
+    /// The fewest outcomes in the window before the circuit may open (at most `window`).
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
+    pub minimum_calls: u64,
+    /// The failure share, in percent, that opens the circuit.
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = 100)))]
+    pub failure_rate_percent: u64,
+    /// Milliseconds the circuit stays open before the next attempt may be a probe.
+    pub open_for_ms: u64,
+    /// Probes a half-open round lets through, per shop instance.
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
+    pub probes: u64,
+}
+
+/// One action of a scenario, after the grader has checked and normalised it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Action {
+    /// Tell a dependency how to answer from now on: `ok`, `no_tariff`, `unavailable`,
+    /// `refused`, `hold` or `panic`.
+    Script {
+        /// `shipping` or `catalog`.
+        target: String,
+        /// The answer.
+        answer: String,
+    },
+    /// Send `count` requests to shop `instance` one after the other (checkouts for
+    /// `shipping`, page views for `catalog`), each once everything has settled.
+    Send {
+        /// `shipping` or `catalog`.
+        target: String,
+        /// How many requests.
+        count: u32,
+        /// Which shop instance, from 1.
+        instance: u32,
+        /// 1: the shop alone. 2 or 3: the request goes through that many layers in all,
+        /// each outer one retrying the whole operation up to `max_attempts` times.
+        layers: u32,
+    },
+    /// Send `count` requests to shop `instance` at the same moment, then wait until
+    /// everything has settled.
+    SendConcurrent {
+        /// `shipping` or `catalog`.
+        target: String,
+        /// How many requests.
+        count: u32,
+        /// Which shop instance, from 1.
+        instance: u32,
+    },
+    /// Answer the `count` oldest held calls at a dependency (all of them when `None`) with
+    /// `answer`, and wait until everything has settled.
+    Release {
+        /// `shipping` or `catalog`.
+        target: String,
+        /// How many held calls; `None` means all.
+        count: Option<u32>,
+        /// `ok`, `no_tariff`, `unavailable` or `refused`.
+        answer: String,
+    },
+    /// Move the fake clock forward, waking waiters one at a time in deadline order and
+    /// letting everything settle after each.
+    Advance {
+        /// Milliseconds.
+        ms: u64,
+    },
+    /// Do nothing; only record the state of things.
+    Observe,
+}
+
+/// The state of things after an action.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Observation {
+    /// Each dependency as it sees the calls of every instance, in plan order.
+    pub dependencies: Vec<DependencySnapshot>,
+    /// Each shop instance, from 1.
+    pub instances: Vec<InstanceSnapshot>,
+    /// The transition records of each instance so far, as printed lines; `None` if reading
+    /// them panicked.
+    pub transitions: Vec<Option<Vec<String>>>,
+    /// Every instance's records in the order the harness first saw them; with more than
+    /// one instance, each starts with `#N ` (its instance). Reports show it as a timeline.
+    pub journal: Vec<String>,
+}
+
+/// One dependency after an action.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DependencySnapshot {
+    /// `shipping` or `catalog`.
+    pub name: String,
+    /// Calls that reached it.
+    pub calls: u64,
+    /// Calls in progress at it (held ones, including those whose caller gave up).
+    pub in_flight: u64,
+    /// The most calls ever in progress at once.
+    pub peak: u64,
+    /// Finished calls per answer.
+    pub answered: BTreeMap<String, u64>,
+}
+
+/// One shop instance after an action.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InstanceSnapshot {
+    /// Each dependency as this instance sees it, in plan order.
+    pub lanes: Vec<LaneSnapshot>,
+}
+
+/// One dependency, as one shop instance sees it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LaneSnapshot {
+    /// `shipping` or `catalog`.
+    pub name: String,
+    /// The circuit state the shop reports; `None` if asking panicked or it said `None`.
+    pub state: Option<String>,
+    /// The shop's metrics for it (`timeout`, `no_capacity`, `queue_expired`,
+    /// `circuit_open`, `no_tariff`); `None` if asking panicked or it said `None`.
+    pub metrics: Option<BTreeMap<String, u64>>,
+    /// Requests of this instance to this dependency waiting for an answer right now.
+    pub held: u64,
+    /// ... waiting in the admission queue.
+    pub queued: u64,
+    /// ... pausing before a retry.
+    pub pausing: u64,
+}
+
+/// The metric names, in the order reports list them.
+pub const METRICS: [&str; 5] = [
+    "timeout",
+    "no_capacity",
+    "queue_expired",
+    "circuit_open",
+    "no_tariff",
+];

@@ -1,0 +1,145 @@
+//! Lab 6's plug-in for the grader: everything the grader knows about lab 6 that no other
+//! lab shares. Its scenario steps ([`steps`]), what they must mean ([`validate`]), what
+//! the harness does for each ([`Plugin::action`]), how its observations are judged
+//! ([`judge`]), and its words ([`words`]). The settings, actions and observations are the
+//! ones lab 6's harness speaks (`lab6_harness::wire`).
+
+pub mod judge;
+pub mod steps;
+pub mod validate;
+pub mod words;
+
+use grader_lab::{Checker, Difference, Harness, Plugin, Snapshot, StepRecord, Words};
+use lab6_harness::wire::{Action, Observation, Settings};
+
+use steps::Step;
+
+/// Lab 6: a shop whose shipping quotes go through a bounded queue, retries inside one
+/// budget and a breaker, degrading honestly, alone or as a fleet.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Lab6;
+
+/// The hint for requests stuck inside the shop, whatever the scenario was about.
+const STUCK_HINT: &str = "A request that has neither returned nor waits on the injected clock is still running inside your shop. The usual causes: waiting with thread::sleep or Condvar::wait_timeout (real time: use clock.sleep_until, a Monitor guard's wait_until, or call.wait_until); a queue loop that waits again until a deadline that has already come (it must give up, not wait); a lock held while waiting for the dependency's answer or in the queue, so other requests block on it; a slot that is never given back; or a loop that never ends.";
+
+static WORDS: Words = Words {
+    subject: "the shop",
+    constructor: "Shop::new",
+    observers: "Shop::circuit_state, Shop::metrics or Shop::transitions",
+    stuck_expected: "every request returns, or waits on the fake clock: for the dependency's answer, in the admission queue, or in a pause",
+    stuck_cause: "a request is blocked in real time (a lock, a real sleep) or looping, instead of returning or waiting on the injected clock",
+    stuck_hint: STUCK_HINT,
+    initially: "the shipping vendor quotes 12.90 and the catalog shows every page until scripted otherwise",
+    real_time_fix: "read time only through the injected `Clock` (`clock.now()`) and wait only through it too: `clock.sleep_until` for a pause, a `Monitor` guard's `wait_until` in the queue, `call.wait_until` for an answer",
+};
+
+impl Plugin for Lab6 {
+    type Settings = Settings;
+    type Step = Step;
+    type Action = Action;
+    type Observation = Observation;
+
+    fn name(&self) -> &'static str {
+        "lab6"
+    }
+
+    fn harness(&self) -> Harness {
+        Harness {
+            program: "main/src/main.rs",
+            code_under_test: "quote_client",
+            dependencies: &[
+                ("shipping_kit", "crates/shipping_kit"),
+                ("lab6_harness", "labs/lab6/harness"),
+            ],
+            subject_dependencies: &[("shipping_kit", "crates/shipping_kit")],
+        }
+    }
+
+    /// Lab 6 has no race checks yet: its concurrency rules (8 active and 10 queued however
+    /// many checkouts arrive at once, one probe per instance, a slot kept by a call whose
+    /// caller gave up) are checked in ordinary scenarios, where requests leave together
+    /// and then wait on the fake clock, which wakes them one at a time. A race harness
+    /// would be lab 4's shape: twins of `shipping_kit` (its bells and monitor included),
+    /// `fixture_script` and the skeleton on `race_std`, and a driver under `labs/lab6/race`.
+    fn race_harness(&self) -> Option<Harness> {
+        None
+    }
+
+    fn words(&self) -> &Words {
+        &WORDS
+    }
+
+    fn check_settings(&self, settings: &Settings) -> Vec<(&'static str, String)> {
+        validate::settings(settings)
+    }
+
+    fn describe_settings(&self, settings: &Settings) -> String {
+        words::settings(settings)
+    }
+
+    fn check_steps(&self, steps: &[&Step], checker: &mut Checker<'_>) {
+        validate::steps(steps, checker);
+    }
+
+    fn expects_something(&self, step: &Step) -> bool {
+        validate::expects_something(step)
+    }
+
+    fn action(&self, step: &Step) -> Action {
+        match step {
+            Step::Script(x) => Action::Script {
+                target: x.target.clone(),
+                answer: x.answer.clone(),
+            },
+            Step::Send(x) => Action::Send {
+                target: x.target.clone(),
+                count: x.count.unwrap_or(1),
+                instance: x.instance.unwrap_or(1),
+                layers: x.layers.unwrap_or(1),
+            },
+            Step::SendConcurrent(x) => Action::SendConcurrent {
+                target: x.target.clone(),
+                count: x.count,
+                instance: x.instance.unwrap_or(1),
+            },
+            Step::Release(x) => Action::Release {
+                target: x.target.clone(),
+                count: x.count,
+                answer: x.answer.clone(),
+            },
+            Step::Advance(x) => Action::Advance { ms: x.ms },
+            Step::Expect(_) | Step::ExpectTransitions(_) => Action::Observe,
+        }
+    }
+
+    fn advances_clock(&self, step: &Step) -> u64 {
+        match step {
+            Step::Advance(x) => x.ms,
+            _ => 0,
+        }
+    }
+
+    fn simultaneous(&self, step: &Step) -> bool {
+        // Requests released, or woken by the clock, return together too.
+        matches!(
+            step,
+            Step::SendConcurrent(_) | Step::Release(_) | Step::Advance(_)
+        )
+    }
+
+    fn judge(&self, step: &Step, record: &StepRecord<Observation>) -> Option<Difference> {
+        judge::step(step, record)
+    }
+
+    fn snapshot(&self, observation: &Observation) -> Snapshot {
+        judge::snapshot(observation)
+    }
+
+    fn describe(&self, step: &Step) -> String {
+        words::describe(step)
+    }
+
+    fn expectation(&self, step: &Step) -> Option<String> {
+        words::expectation(step)
+    }
+}

@@ -1,0 +1,181 @@
+//! Lab 6's steps and settings in words, for reports and `grader explain`.
+
+use std::collections::BTreeMap;
+
+use grader_lab::duration;
+use grader_lab::sends::{self, Nouns};
+use lab6_harness::wire::Settings;
+
+use crate::steps::Step;
+
+/// What this lab's requests are, and where a held one waits.
+const NOUNS: Nouns = Nouns {
+    request: "request",
+    mock: "the dependency",
+};
+
+/// `3 checkouts`, `1 page view`.
+fn requests(target: &str, n: u32) -> String {
+    let (one, many) = match target {
+        "shipping" => ("checkout", "checkouts"),
+        "catalog" => ("page view", "page views"),
+        _ => ("request", "requests"),
+    };
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// ` on instance 2`, or nothing for instance 1.
+fn on(instance: Option<u32>) -> String {
+    match instance {
+        Some(n) if n > 1 => format!(" on instance {n}"),
+        _ => String::new(),
+    }
+}
+
+/// A step in words: `send 3 checkouts, one after the other`.
+pub fn describe(step: &Step) -> String {
+    match step {
+        Step::Script(x) => match x.answer.as_str() {
+            "hold" => format!("script {} to hold calls until released", x.target),
+            "panic" => format!("script {}'s client to panic", x.target),
+            answer => format!("script {} to answer {answer}", x.target),
+        },
+        Step::Send(x) => {
+            let n = x.count.unwrap_or(1);
+            let mut words = format!("send {}{}", requests(&x.target, n), on(x.instance));
+            if n > 1 {
+                words.push_str(", one after the other");
+            }
+            if let Some(layers) = x.layers.filter(|l| *l > 1) {
+                words.push_str(&format!(", each through {layers} layers that all retry"));
+            }
+            words
+        }
+        Step::SendConcurrent(x) => format!(
+            "send {}{} at the same moment",
+            requests(&x.target, x.count),
+            on(x.instance)
+        ),
+        Step::Release(x) => match x.count {
+            Some(n) => format!(
+                "answer {n} held {} at {} with {}",
+                if n == 1 { "call" } else { "calls" },
+                x.target,
+                x.answer
+            ),
+            None => format!("answer every held call at {} with {}", x.target, x.answer),
+        },
+        Step::Advance(x) => format!("advance the clock by {}", duration(x.ms)),
+        Step::Expect(x) => format!("check {}{}", x.target, on(x.instance)),
+        Step::ExpectTransitions(_) => "check the transition records".to_owned(),
+    }
+}
+
+/// What a step expects, in words, or `None` for a step that expects nothing.
+pub fn expectation(step: &Step) -> Option<String> {
+    match step {
+        Step::Send(x) => {
+            let each = x.expect_each.as_deref();
+            sends::sent_words(NOUNS, x.count, x.expect.as_deref(), each)
+        }
+        Step::SendConcurrent(x) => Some(counted(x.expect.as_ref()?)),
+        Step::Release(x) => {
+            let mut parts = Vec::new();
+            if let Some(n) = x.count {
+                parts.push(format!(
+                    "{n} call{} must be held",
+                    if n == 1 { "" } else { "s" }
+                ));
+            }
+            if let Some(expect) = &x.expect {
+                parts.push(format!("of their requests, {}", counted(expect)));
+            }
+            (!parts.is_empty()).then(|| parts.join("; "))
+        }
+        Step::Advance(x) => Some(match x.expect.as_ref()? {
+            e if e.values().all(|n| *n == 0) => "no request returns meanwhile".to_owned(),
+            e => format!("of the requests that return meanwhile, {}", counted(e)),
+        }),
+        Step::Expect(x) => {
+            let mut parts = Vec::new();
+            if let Some(state) = &x.state {
+                parts.push(format!("circuit {state}"));
+            }
+            for (n, what) in [
+                (x.calls, "calls reached it so far"),
+                (x.in_flight, "in progress at it now"),
+            ] {
+                if let Some(n) = n {
+                    parts.push(format!("{n} {what}"));
+                }
+            }
+            if let Some(n) = x.peak {
+                parts.push(format!("never more than {n} at once"));
+            }
+            for (answer, n) in x.answered.iter().flatten() {
+                parts.push(format!("answered {answer} {n} times"));
+            }
+            for (n, what) in [
+                (x.held, "requests waiting for its answer"),
+                (x.queued, "requests queued"),
+                (x.pausing, "requests pausing before a retry"),
+            ] {
+                if let Some(n) = n {
+                    parts.push(format!("{n} {what}"));
+                }
+            }
+            for (metric, n) in x.metrics.iter().flatten() {
+                parts.push(format!("metric {metric} = {n}"));
+            }
+            Some(parts.join(", "))
+        }
+        Step::ExpectTransitions(lines) => Some(if lines.is_empty() {
+            "no transition recorded yet".to_owned()
+        } else {
+            let lines: Vec<String> = lines.iter().map(|l| format!("        {l}")).collect();
+            format!("exactly these records, in order:\n{}", lines.join("\n"))
+        }),
+        Step::Script(_) => None,
+    }
+}
+
+/// `exactly 8 held, 10 queued and 1 no_capacity, in any order`.
+fn counted(expect: &BTreeMap<String, u32>) -> String {
+    let parts: Vec<String> = expect
+        .iter()
+        .filter(|(_, n)| **n > 0)
+        .map(|(o, n)| format!("{n} {o}"))
+        .collect();
+    if parts.is_empty() {
+        return "none at all".to_owned();
+    }
+    format!("exactly {}, in any order", parts.join(" and "))
+}
+
+/// A dependency's settings in words.
+pub fn settings(s: &Settings) -> String {
+    let jitter = if s.jitter_percent == 0 {
+        "no jitter".to_owned()
+    } else {
+        format!(
+            "up to {} % jitter (seed {})",
+            s.jitter_percent, s.jitter_seed
+        )
+    };
+    format!(
+        "at most {} calls at once and {} queued for at most {}; {} per operation; {} attempt{} in all, pauses from {} doubling, {jitter}; opens when {} % of the latest {} outcomes fail (at least {}), stays open {}, {} probe{}",
+        s.max_active,
+        s.max_queued,
+        duration(s.max_queue_wait_ms),
+        duration(s.budget_ms),
+        s.max_attempts,
+        if s.max_attempts == 1 { "" } else { "s" },
+        duration(s.backoff_ms),
+        s.failure_rate_percent,
+        s.window,
+        s.minimum_calls,
+        duration(s.open_for_ms),
+        s.probes,
+        if s.probes == 1 { "" } else { "s" },
+    )
+}
