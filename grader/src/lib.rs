@@ -21,6 +21,7 @@ pub mod lab;
 pub mod labs;
 pub mod report;
 pub mod run;
+pub mod sandbox;
 pub mod scenario;
 
 use std::io::{IsTerminal, Write};

@@ -66,6 +66,7 @@ pub fn materialize(
         // builds apart in the shared target folder.
         package: format!("graded_{key}"),
         shown_dir: PathBuf::from(shown_dir),
+        confined: None,
     })
 }
 

@@ -60,6 +60,7 @@ mod tests {
             crate_dir: dir.path().to_path_buf(),
             package: "t".into(),
             shown_dir: PathBuf::from("crates/relay_base"),
+            confined: None,
         };
         let w = scan(&subject, &["src/breaker.rs".into()]);
         assert_eq!(w.len(), 1, "{w:?}");

@@ -8,10 +8,14 @@ use std::path::Path;
 
 use grader_protocol::Event;
 
-/// The largest results file read, in bytes. A scenario's events take a few kilobytes.
-pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+/// The largest results file read, in bytes. A scenario's events take a few kilobytes, a
+/// race check's a few hundred at most; what is read is held in memory, so this bounds
+/// what a flood of events costs the grader.
+pub const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
 /// The longest line read, in bytes.
-pub const MAX_LINE_BYTES: usize = 1024 * 1024;
+pub const MAX_LINE_BYTES: usize = 256 * 1024;
+/// The most events read from one file: a scenario has a few dozen steps.
+pub const MAX_EVENTS: usize = 50_000;
 
 /// The events in the results file at `path`, in order, or why they cannot be read. A
 /// missing file is no events (a child that died before writing any). A last line without
@@ -54,6 +58,11 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<Event>, String> {
                 MAX_LINE_BYTES / 1024
             ));
         }
+        if events.len() == MAX_EVENTS {
+            return Err(format!(
+                "the results hold more than {MAX_EVENTS} events; the harness writes a few dozen per scenario"
+            ));
+        }
         let event = serde_json::from_slice::<Event>(line)
             .map_err(|e| format!("line {} of the results is not an event: {e}", n + 1))?;
         events.push(event);
@@ -88,6 +97,18 @@ mod tests {
         huge.push(b'\n');
         let e = parse(&huge).unwrap_err();
         assert!(e.contains("bytes long"), "{e}");
+    }
+
+    #[test]
+    fn too_many_events_are_an_error() {
+        let e = parse("\"ready\"\n".repeat(MAX_EVENTS + 1).as_bytes()).unwrap_err();
+        assert!(e.contains("more than"), "{e}");
+        assert_eq!(
+            parse("\"ready\"\n".repeat(MAX_EVENTS).as_bytes())
+                .unwrap()
+                .len(),
+            MAX_EVENTS
+        );
     }
 
     #[test]
