@@ -162,6 +162,11 @@ pub struct GradeArgs {
     #[arg(long, value_enum, default_value_t = Format::Json)]
     pub format: Format,
 
+    /// Grade only this scenario (a name, or the path of a scenario file); repeat for
+    /// more. Default: every scenario, hidden ones included.
+    #[arg(long = "scenario", value_name = "NAME_OR_PATH")]
+    pub scenarios: Vec<String>,
+
     /// Grade without the sandbox that keeps each submission away from the reference, the
     /// hidden scenarios and the other submissions. Only for a machine that holds nothing
     /// the code must not read; the results say they ran without one.

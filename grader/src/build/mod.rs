@@ -83,6 +83,11 @@ pub fn work_dir(kit: &Path) -> PathBuf {
 /// Builds the lab's harness against `subject`, and its race harness when the lab has race
 /// checks, in one cargo call; a submission's in its sandbox ([`crate::sandbox`]).
 pub fn build(lab: &Lab, subject: &Subject, work: &Path) -> Result<Built, Error> {
+    // A submission's workspace is written and built by one grader at a time.
+    let _turn = match &subject.confined {
+        Some(_) => Some(sandbox::take_turn(work, &subject.key)?),
+        None => None,
+    };
     let (ws, bin, planned) = workspace(lab, subject, work)?;
     let mut select = vec!["--bin", bin.as_str()];
     let race_bin = planned.bin().map(str::to_owned);

@@ -42,7 +42,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: GradeArgs) -> Result<u8, Error> {
     // mostly sleeps.
     opts.jobs = 1;
     let pool = (2 * cores).max(jobs);
-    let selection = super::with_limits(grade::select(&lab, true, &[])?, &args.run);
+    let selection = super::with_limits(grade::select(&lab, true, &args.scenarios)?, &args.run);
     let render = Render {
         format: args.format,
         hints: true,
@@ -84,7 +84,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: GradeArgs) -> Result<u8, Error> {
         render: &render_one,
         work: &work,
     };
-    let command = provenance::command(&lab.manifest.name, "--submission .", &[]);
+    let command = provenance::command(&lab.manifest.name, "--submission .", &args.scenarios);
     let total = submissions.len();
     let bar = std::io::stderr().is_terminal();
     let _ = writeln!(

@@ -213,6 +213,15 @@ impl Confinement {
     }
 }
 
+/// Waits for the workspace of the build keyed `key` to be free of other graders, and
+/// holds it until the returned lock is dropped.
+pub fn take_turn(work: &Path, key: &str) -> Result<process::FileLock, Error> {
+    let builds = work.join("builds");
+    std::fs::create_dir_all(&builds).map_err(|e| Error::io("create", &builds, e))?;
+    let path = builds.join(format!("{key}.lock"));
+    process::FileLock::take(&path).map_err(|e| Error::io("lock", &path, e))
+}
+
 /// The sandbox a subject's scenario processes run in: a submission's, unless the
 /// instructor chose to grade without one.
 pub fn of(subject: &Subject) -> Option<&Sandbox> {

@@ -98,6 +98,32 @@ pub fn kill_group(pid: u32) {
     }
 }
 
+/// An exclusive lock on a file, held until dropped: graders running at once (a batch and
+/// a single check, or tests side by side) take turns on a generated workspace, whose
+/// `Cargo.lock` cargo rewrites in place.
+pub struct FileLock {
+    _held: std::fs::File,
+}
+
+impl FileLock {
+    /// Waits for, then takes, the lock on `path` (created if missing).
+    #[allow(unsafe_code)]
+    pub fn take(path: &std::path::Path) -> std::io::Result<FileLock> {
+        use std::os::fd::AsRawFd;
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(path)?;
+        // SAFETY: flock(2) takes a descriptor we own, open for as long as the lock lives,
+        // and plain flags; it touches no memory of ours.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(FileLock { _held: file })
+    }
+}
+
 /// What was kept of one output stream.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Captured {

@@ -49,6 +49,7 @@ pub fn base_dir(work: &Path, c: &Confinement) -> PathBuf {
 /// into the base folder, and returns the folder and its stamp.
 pub(super) fn build_base(c: &Confinement, work: &Path) -> Result<(PathBuf, String), Error> {
     let lab = &c.lab;
+    let _turn = super::take_turn(work, BASE_KEY)?;
     let subject = materialize(
         lab,
         work,
