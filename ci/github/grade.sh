@@ -53,13 +53,26 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 print(r["score"], r["max_score"])
 print(f"### {r['lab']}: {r['score']}/{r['max_score']} points\n")
-if r.get("compile_errors"):
-    print("**The code does not compile**, so no scenario could run; see the job log.\n")
+errors = r.get("compile_errors") or ""
+if errors:
+    # The compiler's own messages, as cargo printed them (already capped by the grader),
+    # in the summary and in the job log: the student needs nothing else to fix the build.
+    lines = errors.splitlines()
+    shown = lines[:200]
+    print("**The code does not compile**, so no scenario could run. The compiler said:\n")
+    print("```text")
+    print("\n".join(line.replace("```", "`\u200b``") for line in shown))
+    if len(lines) > len(shown):
+        print(f"... {len(lines) - len(shown)} more lines in the job log")
+    print("```\n")
+    print(errors, file=sys.stderr)
 print("| category | points |\n|---|---|")
 for c in r["categories"]:
     print(f"| {c['title']} | {c['score']}/{c['max_score']} |")
 failed = [s for s in r["scenarios"] if s["status"] != "passed"]
-if failed:
+if errors:
+    print(f"\n{len(failed)} scenarios not run: the code does not compile.")
+elif failed:
     print("\n| scenario | status | why |\n|---|---|---|")
     for s in failed:
         why = s["message"].replace("|", "\\|").replace("\n", " ")

@@ -1,8 +1,9 @@
 //! `grader grade`: every sub-folder of a folder is one submission; grade them all into a
 //! gradebook (`gradebook.csv`, `gradebook.json`) and one results file each.
 
-use std::io::{IsTerminal, Write};
 use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::cli::{Format, GradeArgs};
 use crate::error::Error;
@@ -86,7 +87,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: GradeArgs) -> Result<u8, Error> {
     };
     let command = provenance::command(&lab.manifest.name, "--submission .", &args.scenarios);
     let total = submissions.len();
-    let bar = std::io::stderr().is_terminal();
+    let bar = progress_bar(total);
     let _ = writeln!(
         ctx.err,
         "grading {total} submission{} from {}, {jobs} at a time ...",
@@ -108,9 +109,11 @@ pub fn exec(ctx: &mut Ctx<'_>, args: GradeArgs) -> Result<u8, Error> {
                     rest.len()
                 ),
             };
-            if bar {
-                draw_bar(err, finished, total, &building);
-            }
+            bar.set_message(if building.is_empty() {
+                String::new()
+            } else {
+                format!("building {building}")
+            });
         }
         Progress::Done { row, took, .. } => {
             finished += 1;
@@ -123,21 +126,19 @@ pub fn exec(ctx: &mut Ctx<'_>, args: GradeArgs) -> Result<u8, Error> {
             } else {
                 format!(" ({})", first_line(&row.message))
             };
-            if bar {
-                let _ = write!(err, "\r\x1b[K");
-            }
-            let _ = writeln!(
-                err,
-                "[{finished:>width$}/{total}] {}: {points}{note} in {:.1} s",
-                row.name,
-                took.as_secs_f64(),
-                width = total.to_string().len()
-            );
-            if bar && finished < total {
-                draw_bar(err, finished, total, &building);
-            }
+            bar.suspend(|| {
+                let _ = writeln!(
+                    err,
+                    "[{finished:>width$}/{total}] {}: {points}{note} in {:.1} s",
+                    row.name,
+                    took.as_secs_f64(),
+                    width = total.to_string().len()
+                );
+            });
+            bar.inc(1);
         }
     })?;
+    bar.finish_and_clear();
     write_gradebook(&book, &args.results_dir)?;
     let count = |status: &str| {
         book.submissions
@@ -167,22 +168,15 @@ fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or("")
 }
 
-/// `[#####.....] 5/20  building alice`, on one line that the next draw replaces.
-fn draw_bar(err: &mut dyn Write, done: usize, total: usize, building: &str) {
-    const WIDTH: usize = 30;
-    let filled = WIDTH * done / total.max(1);
-    let what = if building.is_empty() {
-        String::new()
-    } else {
-        format!("  building {building}")
-    };
-    let _ = write!(
-        err,
-        "\r\x1b[K[{}{}] {done}/{total}{what}",
-        "#".repeat(filled),
-        ".".repeat(WIDTH - filled)
-    );
-    let _ = err.flush();
+/// `[#####.....] 5/20 building alice` on standard error, redrawn in place; nothing at all
+/// when standard error is not a terminal.
+fn progress_bar(total: usize) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
+    let style = ProgressStyle::with_template("[{bar:30}] {pos}/{len} {msg}")
+        .map(|s| s.progress_chars("#."))
+        .unwrap_or_else(|_| ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar
 }
 
 /// Writes `gradebook.json` and `gradebook.csv` into `dir`.
@@ -195,5 +189,7 @@ fn write_gradebook(book: &Gradebook, dir: &std::path::Path) -> Result<(), Error>
     text.and_then(|t| std::fs::write(&json, t))
         .map_err(|e| Error::io("write", &json, e))?;
     let csv = dir.join("gradebook.csv");
-    std::fs::write(&csv, gradebook::csv(book)).map_err(|e| Error::io("write", &csv, e))
+    gradebook::csv(book)
+        .and_then(|text| std::fs::write(&csv, text))
+        .map_err(|e| Error::io("write", &csv, e))
 }

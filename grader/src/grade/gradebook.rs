@@ -82,6 +82,9 @@ pub struct Row {
     pub passed: usize,
     /// Points earned per category id.
     pub categories: BTreeMap<String, u32>,
+    /// The scenarios that did not pass (failed, error, timeout or not run), by name, in
+    /// the order they ran.
+    pub failed: Vec<String>,
     /// Whether the code compiled (`null` when it was not built).
     pub compiled: Option<bool>,
     /// SHA-256 of the graded files, as in the results file's provenance.
@@ -207,6 +210,12 @@ pub fn row(name: &str, batch: &Batch<'_>, outcome: &Outcome) -> Row {
                     .filter(|s| s.status == Status::Passed)
                     .count(),
                 categories,
+                failed: report
+                    .scenarios
+                    .iter()
+                    .filter(|s| s.status != Status::Passed)
+                    .map(|s| s.name.clone())
+                    .collect(),
                 compiled: Some(report.compile_errors.is_none()),
                 student_files_sha256: hash,
                 results_file: None,
@@ -223,6 +232,7 @@ pub fn row(name: &str, batch: &Batch<'_>, outcome: &Outcome) -> Row {
             max_score: rejected.max_score,
             passed: 0,
             categories,
+            failed: Vec::new(),
             compiled: None,
             student_files_sha256: hash,
             results_file: None,
@@ -250,6 +260,7 @@ pub(super) fn error_row_for(name: &str, selection: &Selection, e: &Error) -> Row
         max_score: max_score(selection),
         passed: 0,
         categories: BTreeMap::new(),
+        failed: Vec::new(),
         compiled: None,
         student_files_sha256: None,
         results_file: None,
@@ -285,24 +296,36 @@ pub(super) fn file_names(submissions: &[(String, PathBuf)], extension: &str) -> 
         .collect()
 }
 
-/// The gradebook as CSV: a header, then one line per submission.
-pub fn csv(book: &Gradebook) -> String {
-    let mut header: Vec<String> = ["submission", "status", "score", "max_score", "passed"]
-        .iter()
-        .map(|s| (*s).to_owned())
-        .collect();
-    header.extend(book.categories.iter().map(|c| c.id.clone()));
-    header.extend(
-        [
-            "compiled",
-            "student_files_sha256",
-            "results_file",
-            "message",
-        ]
-        .iter()
-        .map(|s| (*s).to_owned()),
-    );
-    let mut out = line(&header);
+/// The first cell of the line under the header that gives each column's points available
+/// (as spreadsheets and course platforms such as Canvas lay out a gradebook).
+pub const POINTS_POSSIBLE: &str = "Points Possible";
+
+/// The gradebook as CSV: a header, the points available per column, then one line per
+/// submission. `failed` lists the scenarios that did not pass, separated by spaces.
+pub fn csv(book: &Gradebook) -> std::io::Result<String> {
+    let mut out = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::CRLF)
+        .from_writer(Vec::new());
+    let mut header = vec!["submission", "status", "score", "max_score", "passed"];
+    header.extend(book.categories.iter().map(|c| c.id.as_str()));
+    header.extend([
+        "failed",
+        "compiled",
+        "student_files_sha256",
+        "results_file",
+        "message",
+    ]);
+    let mut lines = vec![header.into_iter().map(str::to_owned).collect::<Vec<_>>()];
+    let mut possible = vec![
+        POINTS_POSSIBLE.to_owned(),
+        String::new(),
+        book.max_score.to_string(),
+        book.max_score.to_string(),
+        book.scenarios.to_string(),
+    ];
+    possible.extend(book.categories.iter().map(|c| c.max_score.to_string()));
+    possible.extend(std::iter::repeat_n(String::new(), 5));
+    lines.push(possible);
     for r in &book.submissions {
         let mut fields = vec![
             text_cell(&r.name),
@@ -319,13 +342,18 @@ pub fn csv(book: &Gradebook) -> String {
                     .unwrap_or_default(),
             );
         }
+        fields.push(r.failed.join(" "));
         fields.push(r.compiled.map(|c| c.to_string()).unwrap_or_default());
         fields.push(r.student_files_sha256.clone().unwrap_or_default());
         fields.push(r.results_file.clone().unwrap_or_default());
         fields.push(text_cell(&r.message));
-        out.push_str(&line(&fields));
+        lines.push(fields);
     }
-    out
+    for line in &lines {
+        out.write_record(line)?;
+    }
+    let bytes = out.into_inner().map_err(|e| e.into_error())?;
+    String::from_utf8(bytes).map_err(std::io::Error::other)
 }
 
 /// A free-text cell that a spreadsheet will not run as a formula.
@@ -337,32 +365,45 @@ fn text_cell(text: &str) -> String {
     }
 }
 
-/// One CSV line (RFC 4180: fields with a comma, quote or line break are quoted).
-fn line(fields: &[String]) -> String {
-    let quoted: Vec<String> = fields
-        .iter()
-        .map(|f| {
-            if f.contains([',', '"', '\n', '\r']) {
-                format!("\"{}\"", f.replace('"', "\"\""))
-            } else {
-                f.clone()
-            }
-        })
-        .collect();
-    format!("{}\r\n", quoted.join(","))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn csv_quotes_what_needs_quoting() {
+    fn csv_quotes_what_needs_quoting_and_gives_the_maxima() {
+        let book = Gradebook {
+            schema_version: 1,
+            lab: "lab4".into(),
+            kit_version: "0".into(),
+            scenarios: 3,
+            scenarios_sha256: String::new(),
+            max_score: 10,
+            categories: vec![CategoryColumn {
+                id: "a".into(),
+                title: "A".into(),
+                max_score: 10,
+            }],
+            submissions: vec![Row {
+                name: "b,c".into(),
+                status: GRADED,
+                score: 4,
+                max_score: 10,
+                passed: 1,
+                categories: [("a".to_owned(), 4)].into(),
+                failed: vec!["x".into(), "y".into()],
+                compiled: Some(true),
+                student_files_sha256: None,
+                results_file: None,
+                message: "=cmd() said \"hi\"".into(),
+            }],
+        };
         assert_eq!(
-            line(&["a".into(), "b,c".into(), "say \"hi\"".into()]),
-            "a,\"b,c\",\"say \"\"hi\"\"\"\r\n"
+            csv(&book).unwrap(),
+            "submission,status,score,max_score,passed,a,failed,compiled,student_files_sha256,\
+             results_file,message\r\n\
+             Points Possible,,10,10,3,10,,,,,\r\n\
+             \"b,c\",graded,4,10,1,4,x y,true,,,\"'=cmd() said \"\"hi\"\"\"\r\n"
         );
-        assert_eq!(text_cell("=cmd()"), "'=cmd()");
     }
 
     #[test]

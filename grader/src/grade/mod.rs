@@ -12,6 +12,8 @@ pub use crate::run::RunOptions;
 pub use select::{Selection, limits, select};
 
 use std::io::Write;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -80,8 +82,7 @@ pub fn grade(
                 "running {n} scenario{} ...",
                 if n == 1 { "" } else { "s" }
             );
-            let live = std::io::IsTerminal::is_terminal(&std::io::stderr());
-            run_all_showing(&harness, subject, selection, opts, live.then_some(progress))?
+            run_all_showing(&harness, subject, selection, opts, true)?
         }
     };
     Ok(assemble(lab, subject, selection, results, None))
@@ -117,16 +118,17 @@ pub fn run_all(
     selection: &Selection,
     opts: &RunOptions,
 ) -> Result<Vec<ScenarioResult>, Error> {
-    run_all_showing(harness, subject, selection, opts, None)
+    run_all_showing(harness, subject, selection, opts, false)
 }
 
-/// [`run_all`], counting finished scenarios on one rewritten line of `live` (a terminal).
+/// [`run_all`], counting finished scenarios on standard error when `show` (and it is a
+/// terminal).
 pub fn run_all_showing(
     harness: &Harness,
     subject: &Subject,
     selection: &Selection,
     opts: &RunOptions,
-    mut live: Option<&mut dyn Write>,
+    show: bool,
 ) -> Result<Vec<ScenarioResult>, Error> {
     let scenarios = &selection.scenarios;
     let next = AtomicUsize::new(0);
@@ -153,20 +155,24 @@ pub fn run_all_showing(
         }
         drop(done_tx);
         let total = scenarios.len();
-        for finished in 1..=total {
+        // Counts finished scenarios on standard error, redrawn in place, and clears itself
+        // so the report starts on a clean line; hidden off a terminal.
+        let bar = if show {
+            ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr())
+        } else {
+            ProgressBar::hidden()
+        };
+        bar.set_style(
+            ProgressStyle::with_template("  scenario {pos} of {len} done")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        for _ in 0..total {
             if done_rx.recv().is_err() {
                 break;
             }
-            if let Some(out) = live.as_mut() {
-                let _ = write!(out, "\r  scenario {finished} of {total} done");
-                let _ = out.flush();
-            }
+            bar.inc(1);
         }
-        if let Some(out) = live.as_mut() {
-            // Clear the progress line so the report starts on a clean one.
-            let _ = write!(out, "\r\x1b[2K");
-            let _ = out.flush();
-        }
+        bar.finish_and_clear();
     });
     let all = results.into_inner().unwrap_or_default();
     all.into_iter()

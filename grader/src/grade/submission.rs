@@ -15,6 +15,10 @@
 //!    `DIR/src/breaker.rs`, ...;
 //! 3. else the files lie directly in it: `DIR/breaker.rs`, ...
 //!
+//! A folder that holds none of these but exactly one sub-folder (as when a student zips
+//! the folder rather than its files, and an upload unpacks it) is read through that
+//! sub-folder, at most [`MAX_WRAPPING`] levels down, and every message names it.
+//!
 //! A declared file that is missing, is a symbolic link (or sits below one), is not a
 //! regular file, resolves outside the folder, is larger than [`MAX_FILE_BYTES`] or is not
 //! UTF-8 text is a [`FileProblem`]: the submission cannot be graded, and the result says
@@ -31,6 +35,9 @@ use crate::report::Report;
 use crate::report::provenance::{Provenance, hex};
 pub use crate::report::rejected::{COULD_NOT_GRADE, FileProblem, Layout, Rejected};
 
+/// How many folders that wrap nothing but one sub-folder are looked through.
+pub const MAX_WRAPPING: usize = 3;
+
 /// The largest declared file read, in bytes.
 pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
 
@@ -43,6 +50,9 @@ pub struct Submission {
     pub dir: PathBuf,
     /// Where its files were found.
     pub layout: Layout,
+    /// The sub-folder the files were found in, when the folder only wrapped it
+    /// (`lab4/` for an upload of a zipped folder); empty when they were at the top.
+    pub found_in: PathBuf,
     /// Each declared file (path relative to the student crate) and its content.
     pub files: Vec<(String, String)>,
 }
@@ -122,29 +132,31 @@ pub fn collect(lab: &Lab, dir: &Path) -> Result<Result<Submission, Rejected>, Er
             )));
         }
     };
-    let layout = detect(lab, &canonical);
+    let (found_in, root) = unwrap(lab, &canonical, &declared);
+    let layout = detect(lab, &root);
     let mut files = Vec::new();
     let mut problems = Vec::new();
     let flat_names: Vec<PathBuf> = declared.iter().map(|d| layout.place(lab, d)).collect();
     for (i, d) in declared.iter().enumerate() {
         let rel = layout.place(lab, d);
+        let shown = found_in.join(&rel).display().to_string();
         if layout == Layout::Flat && flat_names[..i].contains(&rel) {
             problems.push(FileProblem {
                 file: d.clone(),
-                looked_at: rel.display().to_string(),
+                looked_at: shown,
                 problem: "two of the lab's files have this name, so they cannot lie side by side: put them in src/ as in the kit".to_owned(),
             });
             continue;
         }
-        match read_inside(&canonical, &rel) {
+        match read_inside(&root, &rel) {
             Ok(text) => files.push((d.clone(), text)),
             Err(mut problem) => {
                 if problem.starts_with("missing") {
-                    problem.push_str(&elsewhere(lab, &canonical, layout, d));
+                    problem.push_str(&elsewhere(lab, &root, layout, d));
                 }
                 problems.push(FileProblem {
                     file: d.clone(),
-                    looked_at: rel.display().to_string(),
+                    looked_at: shown,
                     problem,
                 });
             }
@@ -155,6 +167,7 @@ pub fn collect(lab: &Lab, dir: &Path) -> Result<Result<Submission, Rejected>, Er
             given: dir.to_path_buf(),
             dir: canonical,
             layout,
+            found_in,
             files,
         }))
     } else {
@@ -166,12 +179,78 @@ pub fn collect(lab: &Lab, dir: &Path) -> Result<Result<Submission, Rejected>, Er
             score: 0,
             max_score: 0,
             layout,
-            read_as: layout.describe(lab),
+            read_as: describe(lab, layout, &found_in),
             problems,
             files,
             provenance: None,
         }))
     }
+}
+
+/// The layout in words, with the sub-folder it was found in.
+pub fn describe(lab: &Lab, layout: Layout, found_in: &Path) -> String {
+    if found_in.as_os_str().is_empty() {
+        layout.describe(lab)
+    } else {
+        format!(
+            "{}, found in its sub-folder {}/ (the only thing at the top)",
+            layout.describe(lab),
+            found_in.display()
+        )
+    }
+}
+
+/// `dir`, or the sub-folder that holds the lab's files when `dir` only wraps it: while a
+/// folder holds no layout's files at its top and exactly one sub-folder (dot-folders and
+/// `__MACOSX` aside, symbolic links never followed), look inside it. Returns the path
+/// from `dir` and the folder to read.
+fn unwrap(lab: &Lab, dir: &Path, declared: &[String]) -> (PathBuf, PathBuf) {
+    let mut found_in = PathBuf::new();
+    let mut at = dir.to_path_buf();
+    for _ in 0..MAX_WRAPPING {
+        let holds_files = detect(lab, &at) != Layout::Flat
+            || declared.iter().any(|d| {
+                at.join(Layout::Flat.place(lab, d))
+                    .symlink_metadata()
+                    .is_ok()
+            });
+        if holds_files {
+            break;
+        }
+        let Ok(entries) = std::fs::read_dir(&at) else {
+            break;
+        };
+        let mut folders = Vec::new();
+        let mut others = 0;
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with('.') || name == "__MACOSX" {
+                continue;
+            }
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => folders.push(entry.file_name()),
+                _ => others += 1,
+            }
+        }
+        let [only] = folders.as_slice() else {
+            break;
+        };
+        if others > 0 && !folders.is_empty() && detect(lab, &at.join(only)) == Layout::Flat {
+            // Files beside the folder, and the folder does not look like a submission
+            // either: leave the layout to say what is missing where.
+            let inner = at.join(only);
+            if !declared
+                .iter()
+                .any(|d| inner.join(Layout::Flat.place(lab, d)).is_file())
+            {
+                break;
+            }
+        }
+        found_in.push(only);
+        at.push(only);
+    }
+    (found_in, at)
 }
 
 /// Which layout a folder has (see the module documentation).

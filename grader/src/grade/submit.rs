@@ -157,7 +157,7 @@ pub fn grade(
         progress,
         "building {} (read as {}) ...",
         ready.subject.label,
-        ready.submission.layout.describe(lab)
+        super::submission::describe(lab, ready.submission.layout, &ready.submission.found_in)
     );
     let built = build(lab, &ready, &work)?;
     match &built {

@@ -183,7 +183,10 @@ pub fn from_report(report: &Report, opts: Options<'_>) -> Results {
         output.push_str(&format!("\n- warning: {}: {}", w.location, w.message));
     }
     if let Some(p) = &report.provenance {
-        output.push_str(&format!("\n\nProvenance: {}\n", p.line()));
+        output.push_str(&format!(
+            "\n\nProvenance: {}\n",
+            p.line_for_students(&report.lab)
+        ));
     }
     Results {
         score: f64::from(report.score),
@@ -217,7 +220,10 @@ pub fn from_rejected(rejected: &Rejected, time: Duration) -> Results {
         "\n\nSubmit the files the lab names (a clone of your repository, or just the files), then submit again.\n",
     );
     if let Some(p) = &rejected.provenance {
-        output.push_str(&format!("\nProvenance: {}\n", p.line()));
+        output.push_str(&format!(
+            "\nProvenance: {}\n",
+            p.line_for_students(&rejected.lab)
+        ));
     }
     Results {
         score: 0.0,

@@ -122,6 +122,22 @@ impl Provenance {
     }
 }
 
+impl Provenance {
+    /// One line for a student reading their grade on a course platform: version and
+    /// hashes, and the command that runs the visible scenarios in their own copy of the
+    /// kit (`reproduce` is the staff's: it grades a folder as a submission).
+    pub fn line_for_students(&self, lab: &str) -> String {
+        format!(
+            "grader {}, {} scenarios {} (visible: {}), your files {}; run the visible scenarios on your machine with `grader check {lab}`",
+            self.kit_version,
+            self.scenarios,
+            short(&self.scenarios_sha256),
+            short(&self.visible_scenarios_sha256),
+            short(&self.student_files_sha256),
+        )
+    }
+}
+
 /// The first 12 hex digits of a hash, enough to tell two sets apart by eye.
 pub fn short(hash: &str) -> &str {
     hash.get(..12).unwrap_or(hash)

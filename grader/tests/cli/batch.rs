@@ -39,38 +39,21 @@ struct Row {
     max_score: u32,
     passed: usize,
     categories: std::collections::BTreeMap<String, u32>,
+    failed: Vec<String>,
     compiled: Option<bool>,
     student_files_sha256: Option<String>,
     results_file: Option<String>,
     message: String,
 }
 
-/// A CSV file as rows of fields (RFC 4180 quoting).
+/// A CSV file as rows of fields.
 fn csv(text: &str) -> Vec<Vec<String>> {
-    let mut rows = Vec::new();
-    let mut row = Vec::new();
-    let mut field = String::new();
-    let mut quoted = false;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (quoted, c) {
-            (true, '"') if chars.peek() == Some(&'"') => {
-                field.push('"');
-                chars.next();
-            }
-            (true, '"') => quoted = false,
-            (true, c) => field.push(c),
-            (false, '"') => quoted = true,
-            (false, ',') => row.push(std::mem::take(&mut field)),
-            (false, '\r') => {}
-            (false, '\n') => {
-                row.push(std::mem::take(&mut field));
-                rows.push(std::mem::take(&mut row));
-            }
-            (false, c) => field.push(c),
-        }
-    }
-    rows
+    csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(text.as_bytes())
+        .records()
+        .map(|r| r.expect("a CSV record").iter().map(str::to_owned).collect())
+        .collect()
 }
 
 #[test]
@@ -173,9 +156,16 @@ fn a_batch_with_a_hang_a_compile_error_and_a_missing_file_completes() {
         reference.student_files_sha256.as_deref(),
         Some(subs::listing_hash(&subs::reference_files()).as_str())
     );
+    assert!(reference.failed.is_empty(), "{:?}", reference.failed);
     let mutant = row("mutant, shared breaker");
     assert_eq!(mutant.status, "graded");
     assert!(mutant.score < mutant.max_score);
+    assert_eq!(mutant.failed.len(), book.scenarios - mutant.passed);
+    assert!(
+        mutant.failed.iter().any(|f| f == "iso_dead_core_banking"),
+        "{:?}",
+        mutant.failed
+    );
     let broken = row("broken");
     assert_eq!(
         (broken.status.as_str(), broken.score, broken.compiled),
@@ -222,8 +212,23 @@ fn a_batch_with_a_hang_a_compile_error_and_a_missing_file_completes() {
         table[0][..5],
         ["submission", "status", "score", "max_score", "passed"]
     );
-    assert_eq!(table.len(), 1 + book.submissions.len());
-    for (line, r) in table[1..].iter().zip(&book.submissions) {
+    assert_eq!(table.len(), 2 + book.submissions.len());
+    let possible = &table[1];
+    assert_eq!(possible[0], "Points Possible");
+    assert_eq!(possible[2], book.max_score.to_string());
+    for c in &book.categories {
+        let i = table[0]
+            .iter()
+            .position(|h| *h == c.id)
+            .expect("a column per category");
+        assert_eq!(possible[i], c.max_score.to_string(), "{}", c.id);
+    }
+    let failed = table[0]
+        .iter()
+        .position(|h| h == "failed")
+        .expect("a failed column");
+    for (line, r) in table[2..].iter().zip(&book.submissions) {
+        assert_eq!(line[failed], r.failed.join(" "), "{}", r.name);
         assert_eq!(line.len(), table[0].len(), "{line:?}");
         assert_eq!(line[0], r.name);
         assert_eq!(line[1], r.status);

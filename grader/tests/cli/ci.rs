@@ -172,6 +172,35 @@ fn the_github_step_fails_below_the_pass_mark_and_keeps_its_results() {
 }
 
 #[test]
+fn the_github_step_puts_the_compilers_messages_in_the_summary_and_the_log() {
+    let dir = subs::folder("github_step_compile_error");
+    let mut files = subs::reference_files();
+    files[1].1.push_str("\nfn oops() -> u8 { 300 }\n");
+    subs::write(&dir.join("submission"), Layout::Kit, &files);
+    let output = github_step(&dir, "0");
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    for needed in [
+        "does not compile",
+        "literal out of range for `u8`",
+        "crates/relay_base/src/bulkhead.rs:",
+        "scenarios not run: the code does not compile",
+    ] {
+        assert!(
+            summary.contains(needed),
+            "{needed:?} missing from:\n{summary}"
+        );
+    }
+    assert!(!summary.contains("see the job log"), "{summary}");
+    assert!(
+        !summary.contains("| not run |") && !summary.contains("| error |"),
+        "one line for the scenarios that did not run, not one row each:\n{summary}"
+    );
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert!(log.contains("literal out of range for `u8`"), "{log}");
+}
+
+#[test]
 fn the_github_workflow_runs_the_step_and_uploads_the_results() {
     let text = std::fs::read_to_string(kit().join("ci/github/grade.yml")).unwrap();
     // Without a YAML parser among the kit's dependencies, check it with Python's when

@@ -231,7 +231,16 @@ fn gradescope_results_have_gradescope_s_shape_and_the_provenance() {
         subs::listing_hash(&subs::mutant("opens_one_late"))
     );
     assert!(r.output.contains("Provenance: grader "), "{}", r.output);
-    assert!(r.output.contains("--submission ."), "{}", r.output);
+    // What students read names their own command, never the staff's.
+    assert!(
+        r.output
+            .contains("run the visible scenarios on your machine with `grader check lab4`"),
+        "{}",
+        r.output
+    );
+    for text in std::iter::once(&r.output).chain(r.tests.iter().map(|t| &t.output)) {
+        assert!(!text.contains("--submission"), "{text}");
+    }
     let hidden = hidden_scenarios();
     if hidden.is_empty() {
         assert!(r.output.starts_with("**Total: "), "{}", r.output);

@@ -36,6 +36,26 @@ fn the_three_layouts_give_the_same_grade_and_hash() {
         assert_eq!(p["kit_version"], env!("CARGO_PKG_VERSION"));
         hashes.push(p["student_files_sha256"].as_str().expect("hash").to_owned());
     }
+    // The files zipped inside a folder (and the folder inside another, with the archive
+    // tool's own folder beside it), as an upload unpacks them: graded the same.
+    let dir = subs::folder("layout_wrapped");
+    subs::write(&dir.join("upload/lab4"), Layout::Flat, &files);
+    std::fs::create_dir_all(dir.join("__MACOSX/upload")).unwrap();
+    let output = check_json(&dir, &[]);
+    assert_eq!(output.status.code(), Some(0), "wrapped: {output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("found in its sub-folder upload/lab4/"),
+        "{stderr}"
+    );
+    let report = subs::json(&output);
+    assert_eq!(report["score"], report["max_score"], "wrapped");
+    hashes.push(
+        report["provenance"]["student_files_sha256"]
+            .as_str()
+            .expect("hash")
+            .to_owned(),
+    );
     assert!(hashes.iter().all(|h| h == &hashes[0]), "{hashes:?}");
     assert_eq!(
         hashes[0],
@@ -220,6 +240,21 @@ fn missing_symlinked_and_escaping_files_cannot_be_graded() {
     assert_eq!(result["status"], "could_not_grade");
     assert_eq!(result["score"], 0);
     assert_eq!(result["problems"][0]["file"], "src/relay.rs");
+
+    // A missing file in a wrapped folder: named where it was looked for, in the folder.
+    let dir = subs::folder("missing_wrapped");
+    subs::write(&dir.join("lab4"), Layout::Flat, &files[..2]);
+    let output = check_json(&dir, &[]);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let result = subs::json(&output);
+    assert_eq!(result["problems"][0]["looked_at"], "lab4/relay.rs");
+    assert!(
+        result["read_as"]
+            .as_str()
+            .unwrap()
+            .contains("sub-folder lab4/"),
+        "{result}"
+    );
 
     // A symbolic link to a file outside the folder.
     let dir = subs::folder("symlinked_file");
