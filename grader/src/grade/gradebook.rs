@@ -378,6 +378,7 @@ mod tests {
             scenarios: 3,
             scenarios_sha256: String::new(),
             max_score: 10,
+            sandbox: None,
             categories: vec![CategoryColumn {
                 id: "a".into(),
                 title: "A".into(),
