@@ -8,13 +8,14 @@ use std::path::Path;
 
 use grader_protocol::Event;
 
-/// The largest results file read, in bytes. A scenario's events take a few kilobytes, a
-/// race check's a few hundred at most; what is read is held in memory, so this bounds
-/// what a flood of events costs the grader.
-pub const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
-/// The longest line read, in bytes.
-pub const MAX_LINE_BYTES: usize = 256 * 1024;
-/// The most events read from one file: a scenario has a few dozen steps.
+/// The largest results file read, in bytes. A scenario's events take a few kilobytes.
+pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+/// The longest line read, in bytes (the story of a failing race schedule can take
+/// hundreds of kilobytes).
+pub const MAX_LINE_BYTES: usize = 1024 * 1024;
+/// The most events read from one file. A scenario has a few dozen steps and a race check
+/// writes one event per distinct outcome; the cap bounds what a flood of tiny events
+/// costs the grader in memory beyond the file's bytes.
 pub const MAX_EVENTS: usize = 50_000;
 
 /// The events in the results file at `path`, in order, or why they cannot be read. A
@@ -60,7 +61,7 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<Event>, String> {
         }
         if events.len() == MAX_EVENTS {
             return Err(format!(
-                "the results hold more than {MAX_EVENTS} events; the harness writes a few dozen per scenario"
+                "the results file holds more than {MAX_EVENTS} events; the harness writes a few dozen per scenario"
             ));
         }
         let event = serde_json::from_slice::<Event>(line)

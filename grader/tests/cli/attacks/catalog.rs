@@ -289,7 +289,7 @@ pub fn attacks(kit: &Path, work: &Path) -> Vec<Attack> {
                 ),
             ),
             honest: opens_one_late.clone(),
-            safe: Safe::NoMoreThanHonest("cannot be read"),
+            safe: Safe::NoMoreThanHonest("results file"),
             landlock: true,
         },
         Attack {
@@ -303,7 +303,7 @@ pub fn attacks(kit: &Path, work: &Path) -> Vec<Attack> {
                 ),
             ),
             honest: opens_one_late.clone(),
-            safe: Safe::NoMoreThanHonest("cannot be read"),
+            safe: Safe::NoMoreThanHonest("results file"),
             landlock: false,
         },
         Attack {

@@ -167,8 +167,6 @@ struct Batches {
     bubblewrap: Graded,
     /// The attacks marked for it, with the well-behaved submissions, under Landlock.
     landlock: Graded,
-    /// Keeps the submission folders until the test binary ends.
-    _root: subs::Folder,
 }
 
 /// The well-behaved submissions: every attack is built on one of them.
@@ -185,7 +183,8 @@ fn behaved() -> [(&'static str, Vec<(String, String)>); 3] {
 fn batches() -> &'static Batches {
     static BATCHES: OnceLock<Batches> = OnceLock::new();
     BATCHES.get_or_init(|| {
-        let root = subs::folder("attacks");
+        // At the same path every run (emptied first), since a static is never dropped.
+        let root = crate::util::test_dir("attacks");
         let _listener = probe_listener();
         let all = attacks(&kit(), &work());
         let alone = root.join("behaved");
@@ -216,7 +215,6 @@ fn batches() -> &'static Batches {
             behaved: alone_book,
             bubblewrap,
             landlock,
-            _root: root,
         }
     })
 }
