@@ -9,6 +9,7 @@
 //! the result; [`Requests`] runs the requests its actions send, each on a thread. A
 //! panic, a deadlock, an endless loop or an abort costs one scenario, never the grader.
 
+pub mod blocked;
 mod events;
 pub mod requests;
 
@@ -52,6 +53,12 @@ pub trait Driver {
     /// The observation after an action. Calls into the code under test must catch their
     /// own panics and make [`Driver::panicked`] true.
     fn observe(&self) -> Self::Observation;
+    /// The observation, or why it could not be made: a driver whose look at the code
+    /// under test can block (it takes the code's locks) runs it with [`Requests::read`]
+    /// and reports [`Failure::Stuck`] with `reading` set when it blocked for good.
+    fn try_observe(&self) -> Result<Self::Observation, Failure> {
+        Ok(self.observe())
+    }
     /// Whether the code under test has panicked so far.
     fn panicked(&self) -> bool;
 }
@@ -141,11 +148,27 @@ fn run<D: Driver>(
         emit::<()>(&Event::Observing { step });
         let mut ids = ids;
         ids.sort_unstable();
+        let observation = match driver.try_observe() {
+            Ok(observation) => observation,
+            Err(Failure::Stuck(stuck)) => {
+                emit::<()>(&Event::Stuck(StuckRecord {
+                    step,
+                    at_ms,
+                    reading: true,
+                    ..stuck
+                }));
+                return STUCK;
+            }
+            Err(Failure::BadPlan(why)) => {
+                eprintln!("{name}: step {step}: {why}");
+                return BAD_PLAN;
+            }
+        };
         let record = StepRecord {
             step,
             at_ms,
             requests: driver.outcomes(&ids),
-            observation: driver.observe(),
+            observation,
         };
         emit(&Event::Step(record));
         if driver.panicked() {

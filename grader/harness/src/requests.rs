@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use grader_protocol::{RequestOutcome, StuckRecord};
 
-use crate::Failure;
+use crate::{Failure, blocked};
 
 /// Wakes whoever waits when something happens (a request returned, a call was parked),
 /// and lets them wait. A lab's fixtures announce on the same one, so one wait sees both.
@@ -20,6 +20,17 @@ pub trait Notifier: Send + Sync + 'static {
     /// whether `done()` became true. The only real time a harness reads: a safety net
     /// that correct code never reaches.
     fn wait_for(&self, limit: Duration, done: &mut dyn FnMut() -> bool) -> bool;
+}
+
+/// How a wait ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wait {
+    /// What it waited for happened.
+    Done,
+    /// Every other thread was seen blocked for good first.
+    Blocked,
+    /// The real-time limit ran out first.
+    OutOfTime,
 }
 
 /// How one request thread ended, once it has.
@@ -73,6 +84,11 @@ impl Requests {
         }
     }
 
+    /// The real-time limit of a wait, in milliseconds: the last safety net.
+    pub fn limit_ms(&self) -> u64 {
+        self.stuck_after_ms
+    }
+
     /// A gate for `n` requests that leave at the same instant: each waits there until
     /// all of them and the caller, who passes it last, have arrived.
     pub fn gate(n: usize) -> Arc<Barrier> {
@@ -117,7 +133,10 @@ impl Requests {
     }
 
     /// Waits until each of `ids` has returned or is parked; `target` names where they
-    /// were sent, for the stuck report.
+    /// were sent, for the stuck report. They are stuck as soon as every other thread of
+    /// the process is blocked for good ([`crate::blocked`]) while some of them have not
+    /// settled: nothing could ever move them. The plan's real-time limit is only the last
+    /// safety net, where that cannot be told.
     pub fn settle(
         &self,
         ids: &[u64],
@@ -125,12 +144,8 @@ impl Requests {
         parked: &dyn Fn(u64) -> bool,
     ) -> Result<(), Failure> {
         let settled = |id: u64| self.ended(id).is_some() || parked(id);
-        let ok = self
-            .notifier
-            .wait_for(Duration::from_millis(self.stuck_after_ms), &mut || {
-                ids.iter().all(|&id| settled(id))
-            });
-        if ok {
+        let ended = self.wait_or_blocked(&mut || ids.iter().all(|&id| settled(id)));
+        if ended == Wait::Done {
             return Ok(());
         }
         let stuck = ids.iter().copied().filter(|&id| !settled(id)).collect();
@@ -141,7 +156,69 @@ impl Requests {
             sent: ids.len() as u64,
             target: target.to_owned(),
             waited_ms: self.stuck_after_ms,
+            blocked: ended == Wait::Blocked,
+            reading: false,
+            seen: None,
         }))
+    }
+
+    /// Runs `read` (a look at the code under test's state) on a thread of its own and
+    /// returns what it returned; or, when it did not return, whether it blocked for good
+    /// (`Err(true)`, as a read of a lock that a held request keeps does) or outlived the
+    /// real-time limit (`Err(false)`, a loop).
+    pub fn read<T: Send + 'static>(
+        &self,
+        read: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, bool> {
+        let slot = Arc::new(Mutex::new(None));
+        let finish = Finish {
+            result: Arc::new(Mutex::new(None)),
+            notifier: self.notifier.clone(),
+        };
+        let out = slot.clone();
+        let spawned = std::thread::Builder::new()
+            .name("observer".to_owned())
+            .spawn(move || {
+                let finish = finish;
+                let value = read();
+                *out.lock().unwrap_or_else(PoisonError::into_inner) = Some(value);
+                *finish.result.lock().unwrap_or_else(PoisonError::into_inner) =
+                    Some(Ended::Returned(String::new()));
+            });
+        if spawned.is_err() {
+            return Err(false);
+        }
+        let done = || {
+            slot.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .is_some()
+        };
+        let ended = self.wait_or_blocked(&mut || done());
+        let value = slot.lock().unwrap_or_else(PoisonError::into_inner).take();
+        value.ok_or(ended == Wait::Blocked)
+    }
+
+    /// Waits until `done()`, until every other thread is blocked for good, or until the
+    /// plan's real-time limit, and says which came first.
+    fn wait_or_blocked(&self, done: &mut dyn FnMut() -> bool) -> Wait {
+        let me = blocked::current_tid();
+        // Short waits between looks at the other threads: a look costs a few file reads
+        // per thread, and most steps settle before the first one.
+        let mut waited = 0;
+        let mut slice = 1;
+        while waited < self.stuck_after_ms {
+            let step = slice.min(self.stuck_after_ms - waited);
+            if self.notifier.wait_for(Duration::from_millis(step), done) {
+                return Wait::Done;
+            }
+            waited += step;
+            slice = (slice * 2).min(50);
+            if me.is_some_and(|me| blocked::all_blocked(&[me]) == Some(true)) {
+                // Blocked for good; one last look, for what finished just before.
+                return if done() { Wait::Done } else { Wait::Blocked };
+            }
+        }
+        if done() { Wait::Done } else { Wait::OutOfTime }
     }
 
     /// How each of `ids` ended so far: its outcome, `panicked`, or `parked` (the lab's

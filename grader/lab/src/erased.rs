@@ -34,6 +34,8 @@ pub trait DynPlugin: Send + Sync {
     fn race_harness(&self) -> Option<Harness>;
     /// [`Plugin::words`].
     fn words(&self) -> &Words;
+    /// [`Plugin::stuck_hint`].
+    fn stuck_hint(&self, seen: Option<&str>) -> String;
     /// The step kinds, as scenario files spell them (`script`, `send`, ...).
     fn step_kinds(&self) -> Vec<String>;
     /// The JSON Schema of one step; the definitions it refers to go into `generator`.
@@ -90,6 +92,10 @@ impl<P: Plugin> DynPlugin for P {
 
     fn words(&self) -> &Words {
         Plugin::words(self)
+    }
+
+    fn stuck_hint(&self, seen: Option<&str>) -> String {
+        Plugin::stuck_hint(self, seen)
     }
 
     fn step_kinds(&self) -> Vec<String> {

@@ -92,6 +92,13 @@ pub trait Plugin: Send + Sync + 'static {
     /// What a step expects, in words, or `None` for a step that expects nothing.
     fn expectation(&self, step: &Self::Step) -> Option<String>;
 
+    /// The hint for requests stuck inside the code under test, given what the lab's
+    /// harness saw while they were (`StuckRecord::seen`, a key of the lab's own).
+    fn stuck_hint(&self, seen: Option<&str>) -> String {
+        let _ = seen;
+        self.words().stuck_hint.to_owned()
+    }
+
     /// The harness variant that runs the code under test on a schedule-exploring runtime
     /// to find races, for a lab that has one. The core builds and runs only
     /// [`Plugin::harness`] today; this is where a race driver plugs in.

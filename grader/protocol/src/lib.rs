@@ -174,6 +174,19 @@ pub struct StuckRecord {
     pub sent: u64,
     /// The target they were sent to.
     pub target: String,
-    /// Real milliseconds waited.
+    /// Real milliseconds of the safety-net limit: how long the harness would have
+    /// waited had it not seen them blocked first.
     pub waited_ms: u64,
+    /// Whether every thread of the process was seen blocked for good, so nothing could
+    /// move them; false when the real-time limit ran out first (a loop, say).
+    #[serde(default)]
+    pub blocked: bool,
+    /// Whether it was the harness's look at the code under test's state after the
+    /// action that blocked, rather than requests.
+    #[serde(default)]
+    pub reading: bool,
+    /// What the harness saw while they were blocked, as a key of the lab's (lab 4:
+    /// whether the breaker's state could still be read), for the report's hint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seen: Option<String>,
 }

@@ -107,6 +107,7 @@ pub fn not_compiled(selection: &Selection) -> Vec<ScenarioResult> {
             backtrace: None,
             stopped_at: None,
             interleaving: None,
+            stuck: false,
         })
         .collect()
 }
@@ -250,8 +251,11 @@ pub fn assemble(
         score: scenarios.iter().map(|s| s.score).sum(),
         max_score: scenarios.iter().map(|s| s.max_score).sum(),
         categories,
+        start_here: judge::lead::lead(&scenarios, &selection.scenarios),
         scenarios,
-        hidden_not_run: selection.hidden_not_run,
+        // Points of hidden scenarios whose files are not here: their number is unknown.
+        hidden_not_run: (selection.hidden_not_run > 0 || selection.hidden_points_not_run == 0)
+            .then_some(selection.hidden_not_run),
         hidden_points_not_run: selection.hidden_points_not_run,
         compile_errors: compile_errors
             .map(|t| crate::report::clip::clip(&t, crate::report::clip::COMPILE_ERRORS)),

@@ -130,5 +130,6 @@ fn cannot_map(scenario: &Scenario, problems: &[String]) -> ScenarioResult {
         backtrace: None,
         stopped_at: None,
         interleaving: None,
+        stuck: false,
     }
 }

@@ -63,6 +63,7 @@ mod tests {
             backtrace: None,
             stopped_at: None,
             interleaving: None,
+            stuck: false,
         }
     }
 

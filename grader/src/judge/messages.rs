@@ -27,27 +27,7 @@ pub(super) fn missing_step(
     let at = begun_at.map(clock).unwrap_or_else(|| "?".into());
     let action = describe(scenario, i);
     if let Some(s) = stuck.filter(|s| s.step == i) {
-        let ids: Vec<String> = s.requests.iter().map(|id| format!("#{id}")).collect();
-        // Of simultaneous requests, which ones got stuck depends on thread timing: name
-        // how many instead, so the report is the same on every run.
-        let who = if simultaneous {
-            format!(
-                "{} of the {}",
-                ids.len(),
-                grader_lab::quantity(s.sent, "request")
-            )
-        } else {
-            format!(
-                "request{} {}",
-                if ids.len() == 1 { "" } else { "s" },
-                ids.join(", ")
-            )
-        };
-        let observed = format!(
-            "{who} still inside {} after {} ms of real time: neither returned nor reached {}",
-            words.subject, s.waited_ms, s.target
-        );
-        let expected = words.stuck_expected.to_owned();
+        let (expected, observed) = stuck_words(scenario, s, simultaneous);
         let message = format!(
             "step {} at {at} ({action}): {observed}; {}",
             i + 1,
@@ -84,6 +64,47 @@ pub(super) fn missing_step(
         ),
         _ => (Status::Error, crash_message(run, &place, timeout_ms), None),
     }
+}
+
+/// What was expected and observed of requests stuck inside the code under test, in
+/// words that are the same on every run: which of several simultaneous requests got
+/// stuck, and how many, is down to thread timing, so they are not counted.
+fn stuck_words(scenario: &Scenario, s: &StuckRecord, simultaneous: bool) -> (String, String) {
+    let words = scenario.plugin.words();
+    if s.reading {
+        let how = if s.blocked {
+            "blocked for good (every thread of the scenario was waiting)".to_owned()
+        } else {
+            format!("did not return in {} ms of real time, busy", s.waited_ms)
+        };
+        return (
+            format!("{} returns at once", words.observers),
+            format!("the grader's call to {} {how}", words.observers),
+        );
+    }
+    let ids: Vec<String> = s.requests.iter().map(|id| format!("#{id}")).collect();
+    let who = if simultaneous {
+        format!("some of the {}", grader_lab::quantity(s.sent, "request"))
+    } else {
+        format!(
+            "request{} {}",
+            if ids.len() == 1 { "" } else { "s" },
+            ids.join(", ")
+        )
+    };
+    let observed = if s.blocked {
+        format!(
+            "{who} blocked for good inside {}: neither returned nor reached {}, and every thread of the scenario was waiting",
+            words.subject, s.target
+        )
+    } else {
+        // Not blocked: busy (a loop), until the real-time limit.
+        format!(
+            "{who} still inside {} after {} ms of real time, busy: neither returned nor reached {}",
+            words.subject, s.waited_ms, s.target
+        )
+    };
+    (words.stuck_expected.to_owned(), observed)
 }
 
 pub(super) fn crash_message(run: &Run, place: &str, timeout_ms: u64) -> String {

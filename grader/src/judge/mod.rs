@@ -3,6 +3,7 @@
 //! The harness only reports what happened; every comparison with a scenario's
 //! expectations happens here, in the grader's own process.
 
+pub mod lead;
 pub mod limits;
 mod messages;
 pub mod race;
@@ -147,10 +148,15 @@ pub fn judge(
         let stuck_here = status == Status::Failed
             && stuck.is_some_and(|s| failed_step == Some(s.step))
             && !records.contains_key(&stuck.map_or(usize::MAX, |s| s.step));
+        result.stuck = stuck_here;
         result.hint = match status {
             Status::Error => None,
             Status::Timeout => Some(TIMEOUT_HINT.to_owned()),
-            Status::Failed if stuck_here => Some(scenario.plugin.words().stuck_hint.to_owned()),
+            Status::Failed if stuck_here => Some(
+                scenario
+                    .plugin
+                    .stuck_hint(stuck.and_then(|s| s.seen.as_deref())),
+            ),
             Status::Failed | Status::Passed => Some(scenario.hint.clone()),
         };
         result.timeline = timeline(scenario, &records, &begun, failed_step);
@@ -185,6 +191,7 @@ fn passed(scenario: &Scenario) -> ScenarioResult {
         backtrace: None,
         stopped_at: None,
         interleaving: None,
+        stuck: false,
     }
 }
 

@@ -208,6 +208,7 @@ fn base(cx: &Context<'_>) -> ScenarioResult {
         backtrace: None,
         stopped_at: None,
         interleaving: None,
+        stuck: false,
     }
 }
 
@@ -296,6 +297,7 @@ fn broken(cx: &Context<'_>, group: &Group<'_>, v: &Violation, explored: u64) -> 
         hint: Some(v.hint.clone()),
         timeline: timeline(cx.scenario, &records, &begun, Some(step)),
         interleaving: Some(interleaving(cx, group.index, explored, lines)),
+        stuck: false,
         ..base(cx)
     }
 }

@@ -7,7 +7,7 @@ use grader_lab::{clock, counts};
 use grader_protocol::StepRecord;
 
 use super::describe;
-use crate::report::TimelineEntry;
+use crate::report::{Outcome, TimelineEntry};
 use crate::scenario::Scenario;
 
 /// The steps that ran, as a timeline.
@@ -28,21 +28,26 @@ pub(super) fn timeline(
                     action: describe(scenario, i),
                     result: "did not finish".into(),
                     targets: Vec::new(),
+                    at_ms: begun.get(&i).copied(),
+                    requests: Vec::new(),
+                    tally: BTreeMap::new(),
+                    observation: None,
                     transitions: Vec::new(),
                     failed_here: true,
                 });
             }
             break;
         };
+        // Which of several simultaneous requests got which answer depends on thread
+        // timing; how many got each does not. Counts keep reports identical run to run.
+        let simultaneous = scenario.plugin.simultaneous(&placed.step);
+        let mut tally: BTreeMap<String, u32> = BTreeMap::new();
+        for q in &r.requests {
+            *tally.entry(q.outcome.clone()).or_default() += 1;
+        }
         let result = if r.requests.is_empty() {
             String::new()
-        } else if scenario.plugin.simultaneous(&placed.step) {
-            // Which of several simultaneous requests got which answer depends on thread
-            // timing; how many got each does not. Counts keep reports identical run to run.
-            let mut tally: BTreeMap<String, u32> = BTreeMap::new();
-            for q in &r.requests {
-                *tally.entry(q.outcome.clone()).or_default() += 1;
-            }
+        } else if simultaneous {
             counts(&tally)
         } else {
             r.requests
@@ -65,6 +70,21 @@ pub(super) fn timeline(
             action: scenario.plugin.describe(&placed.step),
             result,
             targets,
+            at_ms: Some(r.at_ms),
+            // Simultaneous requests are counted, not named: see `result`.
+            requests: if simultaneous {
+                Vec::new()
+            } else {
+                r.requests
+                    .iter()
+                    .map(|q| Outcome {
+                        id: q.id,
+                        outcome: q.outcome.clone(),
+                    })
+                    .collect()
+            },
+            tally: if simultaneous { tally } else { BTreeMap::new() },
+            observation: Some(r.observation.clone()),
             transitions: new,
             failed_here: failed == Some(i),
         });

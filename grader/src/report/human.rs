@@ -65,11 +65,13 @@ pub fn write(
             writeln!(out, "  {}: {}", w.location, w.message)?;
         }
     }
-    start_here(report, out)?;
+    start_here(report, opts, out)?;
     let mut categories: Vec<_> = report.categories.iter().collect();
     if opts.failures_first {
         categories.sort_by_key(|c| c.score == c.max_score);
     }
+    // A reason told once is named shortly after that.
+    let mut told: Vec<String> = Vec::new();
     for cat in categories {
         writeln!(out)?;
         let score = format!("{}/{}", cat.score, cat.max_score);
@@ -87,8 +89,13 @@ pub fn write(
         if opts.failures_first {
             scenarios.sort_by_key(|s| s.status == Status::Passed);
         }
+        let groups = groups(&scenarios);
         for s in scenarios {
-            scenario(s, opts, out)?;
+            match groups.iter().find(|g| g.members[0] == s.name) {
+                Some(g) => group(g, &mut told, out)?,
+                None if groups.iter().any(|g| g.members.contains(&s.name.as_str())) => {}
+                None => scenario(s, opts, out)?,
+            }
         }
     }
     writeln!(out)?;
@@ -109,18 +116,19 @@ pub fn write(
         writeln!(out, "{}", p.line().dimmed())?;
     }
     let points = report.hidden_points_not_run;
-    if opts.reference && report.hidden_not_run > 0 {
+    let hidden = report.hidden_not_run.unwrap_or(0);
+    if opts.reference && hidden > 0 {
         writeln!(
             out,
             "{} ({}) did not run: `--scenario NAME` runs one, `--submission DIR` grades a submission with all of them.",
-            quantity(report.hidden_not_run as u64, "hidden scenario"),
+            quantity(hidden as u64, "hidden scenario"),
             quantity(points, "point")
         )?;
-    } else if report.hidden_not_run > 0 {
+    } else if hidden > 0 {
         writeln!(
             out,
             "{} ({}) will also run when your submission is graded.",
-            quantity(report.hidden_not_run as u64, "hidden scenario"),
+            quantity(hidden as u64, "hidden scenario"),
             quantity(points, "point")
         )?;
     } else if points > 0 {
@@ -144,9 +152,9 @@ fn colour_score(text: &str, score: u32, max: u32) -> colored::ColoredString {
 }
 
 /// The one thing to look at first: the places where code under test stopped (a
-/// `todo!()` or a panic), most common first; otherwise the first scenario that did not
-/// pass, in the rubric's order.
-fn start_here(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
+/// `todo!()` or a panic), most common first; then what most failures at a step have in
+/// common, in the simplest scenario that shows it, with its hint (`judge::lead`).
+fn start_here(report: &Report, opts: Options, out: &mut dyn Write) -> std::io::Result<()> {
     if report.compile_errors.is_some() || report.all_passed() {
         return Ok(());
     }
@@ -163,24 +171,131 @@ fn start_here(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(out)?;
     writeln!(out, "{}", "Start here:".bold())?;
     for (place, n) in &stops {
-        let what = match place.split_once(": not yet implemented") {
-            Some((at, rest)) => format!("todo!() at {at}{rest}"),
-            None => format!("a panic at {place}"),
-        };
+        let what = stop_words(place);
         let scenarios = if *n == 1 { "scenario" } else { "scenarios" };
         writeln!(out, "  {n} {scenarios} stopped at {what}")?;
     }
-    if let Some(first) = report
+    if let Some(lead) = &report.start_here {
+        let others = lead.shared_by - 1;
+        let same = match others {
+            0 => String::new(),
+            1 => " (1 other scenario fails the same way)".to_owned(),
+            n => format!(" ({n} other scenarios fail the same way)"),
+        };
+        writeln!(
+            out,
+            "  {}, step {}: {}{same}",
+            lead.scenario.bold(),
+            lead.step,
+            lead.action
+        )?;
+        writeln!(out, "    expected: {}", lead.expected.green())?;
+        writeln!(out, "    observed: {}", lead.observed.red())?;
+        if opts.hints {
+            if let Some(hint) = &lead.hint {
+                writeln!(out, "    {} {}", "hint:".cyan().bold(), hint)?;
+            }
+        }
+    } else if let Some(first) = report
         .scenarios
         .iter()
         .find(|s| s.status != Status::Passed && s.stopped_at.is_none())
     {
-        writeln!(
-            out,
-            "  first scenario to fix, in the rubric's order: {}",
-            first.name.bold()
-        )?;
-        writeln!(out, "    {}", first.message)?;
+        writeln!(out, "  {}: {}", first.name.bold(), first.message)?;
+    }
+    Ok(())
+}
+
+/// Scenarios of one category that ended the same way, told once.
+struct Group<'a> {
+    status: Status,
+    /// What they have in common: where they stopped, or why they did not run.
+    why: String,
+    members: Vec<&'a str>,
+    score: u32,
+    max_score: u32,
+}
+
+/// Scenarios that did not pass for one same reason (stopped at the same place of the
+/// code under test, or not run for the same reason), two or more to a group, in the
+/// order of their first member. Failures at a step stay on their own: each scenario
+/// checks something else.
+fn groups<'a>(scenarios: &[&'a ScenarioResult]) -> Vec<Group<'a>> {
+    let mut groups: Vec<Group<'a>> = Vec::new();
+    for s in scenarios {
+        if s.status == Status::Passed || s.failure.is_some() || s.interleaving.is_some() {
+            continue;
+        }
+        let why = match &s.stopped_at {
+            Some(at) => stop_words(at),
+            None if s.message.starts_with("not run") => s.message.clone(),
+            None => continue,
+        };
+        match groups
+            .iter_mut()
+            .find(|g| g.why == why && g.status == s.status)
+        {
+            Some(g) => {
+                g.members.push(&s.name);
+                g.score += s.score;
+                g.max_score += s.max_score;
+            }
+            None => groups.push(Group {
+                status: s.status,
+                why,
+                members: vec![&s.name],
+                score: s.score,
+                max_score: s.max_score,
+            }),
+        }
+    }
+    groups.retain(|g| g.members.len() > 1);
+    groups
+}
+
+/// Where the code under test stopped, in words: `todo!() at FILE:LINE:COL: message`.
+fn stop_words(place: &str) -> String {
+    match place.split_once(": not yet implemented") {
+        Some((at, rest)) => format!("todo!() at {at}{rest}"),
+        None => format!("a panic at {place}"),
+    }
+}
+
+/// Width of the names line under a group.
+const NAMES_WIDTH: usize = 86;
+
+fn group(g: &Group<'_>, told: &mut Vec<String>, out: &mut dyn Write) -> std::io::Result<()> {
+    let tag = match g.status {
+        Status::Passed => "PASS".green(),
+        Status::Failed => "FAIL".red(),
+        Status::Error => "ERROR".red(),
+        Status::Timeout => "TIMEOUT".red(),
+    };
+    let points = format!("{}/{}", g.score, g.max_score);
+    let head = format!("{} scenarios, one reason", g.members.len());
+    writeln!(out, "  {:<8}{:<50} {:>7}", tag, head, points)?;
+    let why = if told.contains(&g.why) {
+        "the same reason as above".to_owned()
+    } else if g.why.starts_with("not run") {
+        g.why.clone()
+    } else {
+        format!("stopped at {}", g.why)
+    };
+    told.push(g.why.clone());
+    writeln!(out, "          {why}")?;
+    let mut line = String::new();
+    for name in &g.members {
+        if !line.is_empty() && line.len() + name.len() + 2 > NAMES_WIDTH {
+            writeln!(out, "          {}", line.dimmed())?;
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push_str(", ");
+        }
+        line.push_str(name);
+    }
+    if !line.is_empty() {
+        writeln!(out, "          {}", line.dimmed())?;
     }
     Ok(())
 }

@@ -15,10 +15,10 @@ pub mod rejected;
 use serde::Serialize;
 
 /// Version of the JSON report; bumped when a field changes meaning or disappears.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// How one scenario ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// Every expectation held.
@@ -44,7 +44,7 @@ impl Status {
 }
 
 /// The result of grading one crate against a lab's scenarios.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct Report {
     /// [`SCHEMA_VERSION`].
     pub schema_version: u32,
@@ -60,10 +60,15 @@ pub struct Report {
     pub categories: Vec<CategoryScore>,
     /// Per scenario, in the lab's category order, then by file name.
     pub scenarios: Vec<ScenarioResult>,
-    /// Hidden scenarios that exist but were not run here.
-    pub hidden_not_run: usize,
-    /// Points of the hidden scenarios that were not run here.
-    #[serde(skip_serializing_if = "is_zero")]
+    /// Where to start when scenarios failed at a step: see [`Lead`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_here: Option<Lead>,
+    /// Hidden scenarios that exist but were not run here: 0 when they all ran
+    /// (`--submission`), `null` where their files are not shipped (the student edition),
+    /// so their number is not known; their points are.
+    pub hidden_not_run: Option<usize>,
+    /// Points of the hidden scenarios that were not run here (from the lab's
+    /// `total_points`): 0 when they all ran.
     pub hidden_points_not_run: u32,
     /// The compiler's diagnostics when the code under test does not compile.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -80,7 +85,7 @@ pub struct Report {
 }
 
 /// A line of the graded code that breaks a lab rule.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct SourceWarning {
     /// `file:line`, as people see it.
     pub location: String,
@@ -96,7 +101,7 @@ impl Report {
 }
 
 /// Points in one rubric category.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct CategoryScore {
     /// Category id.
     pub id: String,
@@ -109,7 +114,7 @@ pub struct CategoryScore {
 }
 
 /// The result of one scenario.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct ScenarioResult {
     /// Scenario name.
     pub name: String,
@@ -145,10 +150,54 @@ pub struct ScenarioResult {
     /// the command that replays it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interleaving: Option<Interleaving>,
+    /// Whether requests got stuck inside the code under test (the failure's `observed`
+    /// says so in words).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub stuck: bool,
+}
+
+/// How one request ended, as far as a step is concerned.
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+pub struct Outcome {
+    /// The request's id, counted from 1 in the order requests were sent.
+    pub id: u64,
+    /// How it ended in the lab's words (a code such as `E904`), `held` while it waits
+    /// inside a target, or `panicked`.
+    pub outcome: String,
+}
+
+/// The JSON Schema of the JSON report (`docs/report.schema.json`), as pretty JSON.
+pub fn schema_text() -> String {
+    let schema = schemars::schema_for!(Report);
+    let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// Where to start: what most failures at a step have in common, in the simplest
+/// scenario that shows it (see `judge::lead`).
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+pub struct Lead {
+    /// The scenario to look at first.
+    pub scenario: String,
+    /// Its step where the difference shows, counted from 1.
+    pub step: usize,
+    /// What that step did, in words.
+    pub action: String,
+    /// What the scenario expected there.
+    pub expected: String,
+    /// What happened instead.
+    pub observed: String,
+    /// How many failing scenarios fail the same way (the same kind of step, the same
+    /// difference), this one included.
+    pub shared_by: usize,
+    /// The hint for it, unless hints are left out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
 }
 
 /// One explored schedule of a race check, as a report tells it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct Interleaving {
     /// Its number: the same code explores the same schedules in the same order.
     pub schedule: u64,
@@ -161,7 +210,7 @@ pub struct Interleaving {
 }
 
 /// The first place where observed and expected differ.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct Failure {
     /// The step, counted from 1.
     pub step: usize,
@@ -176,7 +225,7 @@ pub struct Failure {
 }
 
 /// One step of a run, as the timeline of a report shows it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct TimelineEntry {
     /// The step, counted from 1.
     pub step: usize,
@@ -184,16 +233,31 @@ pub struct TimelineEntry {
     pub at: String,
     /// What the step did.
     pub action: String,
-    /// What came back (codes, or nothing).
+    /// What came back (codes, or nothing), in words.
     pub result: String,
-    /// Each target after the step: `core_banking OPEN calls=3 in_flight=0`.
+    /// Each target after the step in words (`core_banking OPEN calls=3 in_flight=0`),
+    /// for the human report; the JSON report carries `observation` instead.
+    #[serde(skip)]
     pub targets: Vec<String>,
+    /// The fake-clock milliseconds of the step.
+    pub at_ms: Option<u64>,
+    /// How each request the step concerns ended, by request id (`held` for one still
+    /// inside a target); empty for steps that send or release nothing.
+    /// Requests sent one after the other only: those sent at the same moment are in
+    /// `tally`, since which of them got which answer depends on thread timing.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub requests: Vec<Outcome>,
+    /// For requests sent at the same moment: how many ended each way.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub tally: std::collections::BTreeMap<String, u32>,
+    /// What the lab's harness observed after the step, as data in the lab's own shape
+    /// (lab 4: `targets[]` with `name`, `state`, `calls`, `in_flight`, `peak`,
+    /// `answered`, and every `transitions` record so far); absent for a step that did
+    /// not finish.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub observation: Option<serde_json::Value>,
     /// Transition records written during this step.
     pub transitions: Vec<String>,
     /// Whether this is the step where the scenario failed.
     pub failed_here: bool,
-}
-
-fn is_zero(n: &u32) -> bool {
-    *n == 0
 }

@@ -16,7 +16,7 @@ use crate::lab::Lab;
 use crate::scenario::{Scenario, Visibility};
 
 /// The provenance of one result.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Provenance {
     /// The grader's version (its `Cargo.toml` version).
     pub kit_version: String,
@@ -45,7 +45,7 @@ pub struct Provenance {
 }
 
 /// One graded file.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct FileDigest {
     /// Its path, relative to the student crate (`src/breaker.rs`).
     pub path: String,

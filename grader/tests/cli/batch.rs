@@ -113,7 +113,7 @@ fn a_batch_with_a_hang_a_compile_error_and_a_missing_file_completes() {
     let book: Gradebook =
         serde_json::from_str(&std::fs::read_to_string(out.join("gradebook.json")).unwrap())
             .expect("gradebook.json");
-    assert_eq!(book.schema_version, 1);
+    assert_eq!(book.schema_version, 2);
     assert_eq!(book.lab, "lab4");
     assert_eq!(book.kit_version, env!("CARGO_PKG_VERSION"));
     assert_eq!(book.scenarios_sha256.len(), 64);

@@ -451,3 +451,39 @@ fn the_scenario_hash_is_recomputable_from_the_files() {
     assert_eq!(p["scenarios_sha256"], hash(listing));
     assert_eq!(p["visible_scenarios_sha256"], hash(visible));
 }
+
+/// The JSON report's schema, published in `docs/report.schema.json`, is generated from
+/// the report's types; it must be regenerated when they change.
+#[test]
+fn the_published_report_schema_matches_the_types() {
+    let path = crate::util::kit().join("docs/report.schema.json");
+    let fresh = grader::report::schema_text();
+    if std::env::var_os("UPDATE_SCHEMA").is_some() {
+        std::fs::write(&path, &fresh).expect("write the schema");
+    }
+    let current = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        current == fresh,
+        "{} is out of date with the report types in grader/src/report/mod.rs.\n\
+         Regenerate it with:\n\n    UPDATE_SCHEMA=1 cargo test -p grader --test cli schema\n",
+        path.display()
+    );
+    // Every field is documented: each property of each type has a description.
+    let schema: serde_json::Value = serde_json::from_str(&fresh).expect("JSON");
+    let mut undocumented = Vec::new();
+    let mut types = vec![("Report".to_owned(), &schema)];
+    if let Some(defs) = schema["$defs"].as_object() {
+        types.extend(defs.iter().map(|(n, d)| (n.clone(), d)));
+    }
+    for (name, t) in types {
+        for (field, p) in t["properties"].as_object().into_iter().flatten() {
+            if p.get("description").is_none() {
+                undocumented.push(format!("{name}.{field}"));
+            }
+        }
+    }
+    assert!(
+        undocumented.is_empty(),
+        "fields without a description: {undocumented:?}"
+    );
+}

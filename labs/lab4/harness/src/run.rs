@@ -7,10 +7,10 @@ use std::time::Duration;
 
 use fixture_targets::{Activity, Behaviour, ScriptedTarget};
 use grader_harness::{Driver, Failure, Notifier, Requests};
-use grader_protocol::{Plan, RequestOutcome};
+use grader_protocol::{Plan, RequestOutcome, StuckRecord};
 use relay_kit::{BreakerConfig, Clock, Code, FakeClock, Request, Target, TargetConfig};
 
-use crate::wire::{Action, Observation, Settings, TargetSnapshot};
+use crate::wire::{Action, Observation, Settings, TargetSnapshot, seen};
 use crate::{BuildRelay, RelayUnderTest};
 
 /// The fixtures' change counter, as the requests' notifier: one wait sees a request
@@ -91,7 +91,26 @@ impl Driver for World {
     }
 
     fn observe(&self) -> Observation {
-        self.record()
+        self.record().unwrap_or_else(|_| Observation {
+            targets: Vec::new(),
+            transitions: None,
+        })
+    }
+
+    fn try_observe(&self) -> Result<Observation, Failure> {
+        self.record().map_err(|blocked| {
+            Failure::Stuck(StuckRecord {
+                step: 0,
+                at_ms: 0,
+                requests: Vec::new(),
+                sent: 0,
+                target: String::new(),
+                waited_ms: self.requests.limit_ms(),
+                blocked,
+                reading: true,
+                seen: blocked.then(|| seen::READ_BLOCKED.to_owned()),
+            })
+        })
     }
 
     fn panicked(&self) -> bool {
@@ -175,26 +194,61 @@ impl World {
         })
     }
 
-    /// Waits until each of `ids` has returned or is held by a target.
+    /// Waits until each of `ids` has returned or is held by a target. When some are
+    /// stuck, looks at whether the breaker's state can still be read: if it can, what
+    /// they wait for is not the breaker's lock.
     fn settle(&self, ids: &[u64], target: &str) -> Result<(), Failure> {
-        self.requests.settle(ids, target, &|id| self.is_held(id))
+        self.requests
+            .settle(ids, target, &|id| self.is_held(id))
+            .map_err(|failure| match failure {
+                // Only when they are blocked for good: a request that loops may hold the
+                // lock the look would wait for, until the time limit.
+                Failure::Stuck(mut stuck) if stuck.blocked => {
+                    let relay = self.relay.clone();
+                    let name = target.to_owned();
+                    let read = self.requests.read(move || {
+                        catch_unwind(AssertUnwindSafe(|| relay.breaker_state(&name))).is_ok()
+                    });
+                    stuck.seen = Some(
+                        match read {
+                            Ok(true) => seen::BREAKER_READABLE,
+                            Ok(false) => seen::BREAKER_PANICKED,
+                            Err(_) => seen::BREAKER_BLOCKED,
+                        }
+                        .to_owned(),
+                    );
+                    Failure::Stuck(stuck)
+                }
+                other => other,
+            })
     }
 
     fn is_held(&self, id: u64) -> bool {
         self.targets.iter().any(|t| t.stats().held.contains(&id))
     }
 
-    /// The state of every target, and the transition records, after an action.
-    fn record(&self) -> Observation {
+    /// The state of every target, and the transition records, after an action; or,
+    /// when reading them from the relay did not return, whether it blocked for good.
+    fn record(&self) -> Result<Observation, bool> {
+        let relay = self.relay.clone();
+        let names: Vec<String> = self.targets.iter().map(|t| t.name().to_owned()).collect();
+        let (states, transitions) = self.requests.read(move || {
+            let states: Vec<_> = names
+                .iter()
+                .map(|n| catch_unwind(AssertUnwindSafe(|| relay.breaker_state(n))).ok())
+                .collect();
+            let transitions = catch_unwind(AssertUnwindSafe(|| relay.transitions())).ok();
+            (states, transitions)
+        })?;
         let targets = self
             .targets
             .iter()
-            .map(|t| {
+            .zip(states)
+            .map(|(t, state)| {
                 let stats = t.stats();
-                let state = catch_unwind(AssertUnwindSafe(|| self.relay.breaker_state(t.name())));
                 let state = match state {
-                    Ok(state) => state.map(|s| s.as_str().to_owned()),
-                    Err(_) => {
+                    Some(state) => state.map(|s| s.as_str().to_owned()),
+                    None => {
                         self.mark_panicked();
                         None
                     }
@@ -213,17 +267,17 @@ impl World {
                 }
             })
             .collect();
-        let transitions = match catch_unwind(AssertUnwindSafe(|| self.relay.transitions())) {
-            Ok(list) => Some(list.iter().map(ToString::to_string).collect()),
-            Err(_) => {
+        let transitions = match transitions {
+            Some(list) => Some(list.iter().map(ToString::to_string).collect()),
+            None => {
                 self.mark_panicked();
                 None
             }
         };
-        Observation {
+        Ok(Observation {
             targets,
             transitions,
-        }
+        })
     }
 
     fn mark_panicked(&self) {

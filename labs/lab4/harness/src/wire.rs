@@ -95,3 +95,18 @@ pub struct TargetSnapshot {
     /// Finished calls per answer code.
     pub answered: BTreeMap<String, u64>,
 }
+
+/// What lab 4's harness saw while requests were stuck (`StuckRecord::seen`): whether the
+/// breaker's state could still be read, which tells whose lock the requests wait for.
+pub mod seen {
+    /// `Relay::breaker_state` returned: the breaker's lock is free, so they wait for
+    /// another one (the bulkhead's).
+    pub const BREAKER_READABLE: &str = "breaker_readable";
+    /// `Relay::breaker_state` blocked too: the breaker's lock is held.
+    pub const BREAKER_BLOCKED: &str = "breaker_blocked";
+    /// The harness's own look after a step (`Relay::breaker_state`,
+    /// `Relay::transitions`) blocked for good.
+    pub const READ_BLOCKED: &str = "read_blocked";
+    /// `Relay::breaker_state` panicked: nothing can be told.
+    pub const BREAKER_PANICKED: &str = "breaker_panicked";
+}

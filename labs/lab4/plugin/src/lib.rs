@@ -75,6 +75,10 @@ impl Plugin for Lab4 {
         &WORDS
     }
 
+    fn stuck_hint(&self, seen: Option<&str>) -> String {
+        crate::words::stuck_hint(seen)
+    }
+
     fn check_settings(&self, settings: &Settings) -> Vec<(&'static str, String)> {
         validate::settings(settings)
     }

@@ -1,7 +1,7 @@
 //! Lab 4's steps and settings in words, for reports and `grader explain`.
 
 use grader_lab::{duration, quantity};
-use lab4_harness::wire::Settings;
+use lab4_harness::wire::{Settings, seen};
 
 use crate::steps::Step;
 
@@ -133,5 +133,27 @@ pub fn settings(s: &Settings) -> String {
         quantity(s.failure_threshold, "failure"),
         duration(s.retry_after_ms),
         quantity(s.max_concurrent, "call")
+    )
+}
+
+/// The hint for requests stuck inside the relay, from what the harness saw while they
+/// were: whether the breaker's state could still be read tells whose lock they wait for.
+pub fn stuck_hint(seen: Option<&str>) -> String {
+    let cause = match seen {
+        Some(seen::BREAKER_READABLE) => {
+            "The breaker's state could still be read while they waited, so it is not the breaker's lock they wait for: it is the bulkhead. Either its lock is held while the target is called (take the slot under the lock, drop the guard, then call), or it waits for a free slot instead of returning E905 at once, or a slot is never given back (give it back in a guard's Drop, so every path returns it)."
+        }
+        Some(seen::BREAKER_BLOCKED) => {
+            "Reading the breaker's state blocked too: the breaker's lock is held while a request is inside the target, and every other request to that target queues on it. Decide under the lock, let the guard go, call the target, then lock again to learn from the answer. (If the bulkhead's lock is held across the call as well, the same fix applies there.)"
+        }
+        Some(seen::READ_BLOCKED) => {
+            return "Reading the relay's state after the step (Relay::breaker_state or Relay::transitions) blocked for good: one of its locks is held. Either a request inside the target keeps it (a lock held across the call: decide under the lock, let the guard go, then call), or the same thread takes it twice (a std Mutex is not re-entrant: a method that locks, called while the lock is held, waits forever).".to_owned();
+        }
+        _ => {
+            "The usual causes: the bulkhead waits for a slot instead of returning E905; a slot is never given back (use a guard whose Drop gives it back); a lock (the breaker's or the bulkhead's) is held while the target is called; or a loop that never ends."
+        }
+    };
+    format!(
+        "A request that is neither answered nor inside the target is still in your relay. {cause}"
     )
 }
