@@ -121,9 +121,21 @@ impl Landlocked {
     }
 
     /// A user for one scenario, killed and given back when the lease is dropped.
+    ///
+    /// A user whose processes are still in the process table is not given out: killed
+    /// processes that a scenario started outside its process group stay there until
+    /// the system reaps them, and they count against the next scenario's process limit,
+    /// so a submission that floods it would otherwise fail the next one's scenarios.
     pub fn lease(&self) -> Option<Lease<'_>> {
+        let busy = uids_in_use();
         let mut slots = self.slots.lock().ok()?;
-        let slot = slots.iter().position(|used| !used)?;
+        let free =
+            |(slot, used): &(usize, &bool)| !**used && !busy.contains(&(self.first + *slot as u32));
+        let slot = match slots.iter().enumerate().find(free) {
+            Some((slot, _)) => slot,
+            // Every free user still has processes: take one anyway rather than none.
+            None => slots.iter().position(|used| !used)?,
+        };
         slots[slot] = true;
         Some(Lease {
             owner: self,
@@ -279,6 +291,33 @@ fn filter() -> Result<BpfProgram, String> {
     )
     .map_err(|e| e.to_string())?;
     BpfProgram::try_from(filter).map_err(|e| e.to_string())
+}
+
+/// The real users of every process in the process table, dying ones included.
+fn uids_in_use() -> Vec<u32> {
+    let mut uids = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        if !entry
+            .file_name()
+            .to_string_lossy()
+            .bytes()
+            .all(|b| b.is_ascii_digit())
+        {
+            continue;
+        }
+        let Ok(status) = std::fs::read_to_string(entry.path().join("status")) else {
+            continue;
+        };
+        let uid = status
+            .lines()
+            .find_map(|l| l.strip_prefix("Uid:"))
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|u| u.parse::<u32>().ok());
+        if let Some(uid) = uid.filter(|u| *u >= FIRST_UID) {
+            uids.push(uid);
+        }
+    }
+    uids
 }
 
 /// Kills every process of `uid`: a process of that user sends SIGKILL to every process
