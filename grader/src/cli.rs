@@ -43,6 +43,11 @@ pub enum Command {
     Audit(AuditArgs),
     /// Write the student edition of the kit: no solutions, hidden scenarios or mutants.
     Release(ReleaseArgs),
+    /// Rehearse a failure on real sockets, for a lab that has a rehearsal: your code and an
+    /// unprotected stand-in, side by side, under the same load while a dependency slows
+    /// down, refuses connections and recovers. Writes a page with charts, the raw data as
+    /// JSON, and a summary.
+    Rehearse(RehearseArgs),
 }
 
 /// How to run scenarios; shared by the commands that run them.
@@ -265,6 +270,35 @@ pub struct ReleaseArgs {
     /// The folder to write the student edition to (must not exist, or be empty).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
+}
+
+/// `grader rehearse`.
+#[derive(Debug, clap::Args)]
+pub struct RehearseArgs {
+    /// The lab to rehearse, such as lab4.
+    pub lab: String,
+
+    /// Rehearse the lab's reference solution instead of the student crate.
+    #[arg(long, conflicts_with = "submission")]
+    pub solution: bool,
+
+    /// Rehearse the student files found in DIR (as `check --submission` reads them).
+    #[arg(long, value_name = "DIR")]
+    pub submission: Option<PathBuf>,
+
+    /// Seconds the rehearsal lasts; every time in the script is scaled to fit (default:
+    /// the script's own length).
+    #[arg(long, value_name = "SECONDS")]
+    pub duration: Option<f64>,
+
+    /// The script to play (default: the lab's rehearsal.json).
+    #[arg(long, value_name = "FILE")]
+    pub script: Option<PathBuf>,
+
+    /// Where to write rehearsal.html and rehearsal.json (default: a folder under
+    /// target/grader/rehearsal).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }
 
 /// When to colour the output.

@@ -6,5 +6,7 @@ use crate::lab::Registry;
 
 /// The labs this grader knows.
 pub fn registered() -> Registry {
-    Registry::new().with(lab4_plugin::Lab4)
+    Registry::new()
+        .with(lab4_plugin::Lab4)
+        .with(lab5_plugin::Lab5)
 }

@@ -19,6 +19,7 @@ pub mod instructor;
 pub mod judge;
 pub mod lab;
 pub mod labs;
+pub mod rehearse;
 pub mod report;
 pub mod run;
 pub mod sandbox;
@@ -55,6 +56,7 @@ pub fn run_with(labs: lab::Registry, cli: Cli, out: &mut dyn Write, err: &mut dy
         Command::Validate(args) => commands::validate::exec(&mut ctx, args),
         Command::Audit(args) => commands::audit::exec(&mut ctx, args),
         Command::Release(args) => commands::release::exec(&mut ctx, args),
+        Command::Rehearse(args) => commands::rehearse::exec(&mut ctx, args),
     };
     match result {
         Ok(code) => code,

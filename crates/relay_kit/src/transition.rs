@@ -11,9 +11,10 @@ use crate::format_clock_time;
 pub enum State {
     /// Calls pass through to the target.
     Closed,
-    /// Calls are rejected at once with E904; the target is not called.
+    /// Calls are rejected at once (in lab 4 with E904); the target is not called.
     Open,
-    /// One trial call is in progress or allowed; every other call gets E904.
+    /// Only trial calls go through (in lab 4 exactly one); every other call is rejected
+    /// at once.
     HalfOpen,
 }
 

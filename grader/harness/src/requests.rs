@@ -4,7 +4,7 @@
 //! reported stuck when neither happens in the allowed real time.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::{Arc, Barrier, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use grader_protocol::{RequestOutcome, StuckRecord};
@@ -89,18 +89,11 @@ impl Requests {
         self.stuck_after_ms
     }
 
-    /// A gate for `n` requests that leave at the same instant: each waits there until
-    /// all of them and the caller, who passes it last, have arrived.
-    pub fn gate(n: usize) -> Arc<Barrier> {
-        Arc::new(Barrier::new(n + 1))
-    }
-
     /// Starts one request on a thread named `request-<id>`: `call(id)` is what it does,
-    /// and returns how it ended in the lab's words. With a `gate`, it waits there first.
+    /// and returns how it ended in the lab's words.
     /// A panic in `call` is caught and makes [`Requests::panicked`] true.
     pub fn spawn(
         &mut self,
-        gate: Option<Arc<Barrier>>,
         call: impl FnOnce(u64) -> String + Send + 'static,
     ) -> Result<u64, Failure> {
         let id = self.next_id;
@@ -115,9 +108,6 @@ impl Requests {
             .name(format!("request-{id}"))
             .spawn(move || {
                 let finish = finish;
-                if let Some(gate) = gate {
-                    gate.wait();
-                }
                 let ended = match catch_unwind(AssertUnwindSafe(|| call(id))) {
                     Ok(outcome) => Ended::Returned(outcome),
                     Err(_) => {
@@ -130,6 +120,63 @@ impl Requests {
             .map_err(|e| Failure::BadPlan(format!("cannot start a request thread: {e}")))?;
         self.sent.push(Sent { id, result });
         Ok(id)
+    }
+
+    /// Sends `count` requests to `target` one after the other: each starts once the one
+    /// before has returned or is parked (`parked(id)`). `call(id)` is what each does.
+    pub fn one_after_another(
+        &mut self,
+        count: u32,
+        target: &str,
+        call: impl Fn(u64) -> String + Send + Sync + 'static,
+        parked: &dyn Fn(u64) -> bool,
+    ) -> Result<Vec<u64>, Failure> {
+        let call = Arc::new(call);
+        let mut ids = Vec::new();
+        for _ in 0..count {
+            let call = call.clone();
+            let id = self.spawn(move |id| call(id))?;
+            self.settle(&[id], target, parked)?;
+            ids.push(id);
+        }
+        Ok(ids)
+    }
+
+    /// Sends `count` requests to `target` at the same moment (of the fake clock) and
+    /// waits until each has returned or is parked.
+    ///
+    /// They enter the code under test one after another: each once the one before has
+    /// returned, is parked, or is blocked for good. What they see is then a function of
+    /// the code alone, never of how the machine schedules threads, so racy code gets the
+    /// same verdict on every run; interleaving them is the race checks' job, which try
+    /// schedules on purpose and replay them. Unlike [`Requests::one_after_another`], a
+    /// request that blocks does not stop the rest arriving; one still running when the
+    /// time runs out (a loop) does, since the rest would only wait behind it.
+    pub fn together(
+        &mut self,
+        count: u32,
+        target: &str,
+        call: impl Fn(u64) -> String + Send + Sync + 'static,
+        parked: &dyn Fn(u64) -> bool,
+    ) -> Result<Vec<u64>, Failure> {
+        let call = Arc::new(call);
+        let mut ids = Vec::new();
+        let mut blocked = false;
+        for _ in 0..count {
+            let call = call.clone();
+            let id = self.spawn(move |id| call(id))?;
+            ids.push(id);
+            match self.settle(&[id], target, parked) {
+                Ok(()) => {}
+                Err(Failure::Stuck(stuck)) if stuck.blocked => blocked = true,
+                Err(_) => return self.settle(&ids, target, parked).map(|()| ids),
+            }
+        }
+        if blocked {
+            // Every request has arrived: the report names all that are stuck.
+            self.settle(&ids, target, parked)?;
+        }
+        Ok(ids)
     }
 
     /// Waits until each of `ids` has returned or is parked; `target` names where they

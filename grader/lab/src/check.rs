@@ -1,5 +1,6 @@
 //! Collecting the problems a plug-in finds in a scenario's steps.
 
+use crate::limits::{MAX_ADVANCE_MS, MAX_CLOCK_MS};
 use crate::words::unknown_word;
 
 /// A problem in one step, placed by the core at `key` inside that step's text.
@@ -23,6 +24,8 @@ pub struct Checker<'a> {
     race: bool,
     problems: Vec<Problem>,
     complete: bool,
+    /// Where the fake clock is after the `advance` steps checked so far.
+    clock_ms: u64,
 }
 
 impl<'a> Checker<'a> {
@@ -33,6 +36,7 @@ impl<'a> Checker<'a> {
             race: false,
             problems: Vec::new(),
             complete: true,
+            clock_ms: 0,
         }
     }
 
@@ -109,8 +113,93 @@ impl<'a> Checker<'a> {
         self.one_of(step, "target", name, &targets, "target")
     }
 
+    /// Notes a problem at `count` in step `step` when `count` is more than `max`; `limit`
+    /// says what one step may do: "send at most 1000 requests".
+    pub fn at_most(&mut self, step: usize, count: u64, max: u64, limit: &str) {
+        if count > max {
+            self.problem(
+                step,
+                "count",
+                format!("count is {count}, but one step may {limit}"),
+                Some(format!("use several steps of {max} or fewer")),
+            );
+        }
+    }
+
+    /// Checks an `advance` step of `ms` (at `ms` in its text): it must move the clock, by
+    /// no more than a day, and not take it past a year (reported once, at the step that
+    /// does).
+    pub fn advance(&mut self, step: usize, ms: u64) {
+        if ms == 0 {
+            self.problem(step, "ms", "advancing by 0 ms does nothing", None);
+        } else if ms > MAX_ADVANCE_MS {
+            self.problem(
+                step,
+                "ms",
+                format!(
+                    "advancing by {ms} ms is more than a day ({MAX_ADVANCE_MS} ms), the most one step may"
+                ),
+                Some("advance in several steps, or by less: no rule of the lab needs more".into()),
+            );
+        } else {
+            let before = self.clock_ms;
+            self.clock_ms = before.saturating_add(ms);
+            if before <= MAX_CLOCK_MS && self.clock_ms > MAX_CLOCK_MS {
+                self.problem(
+                    step,
+                    "ms",
+                    format!(
+                        "this takes the fake clock past a year ({MAX_CLOCK_MS} ms), the furthest a scenario may go"
+                    ),
+                    None,
+                );
+            }
+        }
+    }
+
     /// Every problem noted, in order.
     pub fn into_problems(self) -> Vec<Problem> {
         self.problems
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(c: Checker<'_>) -> Vec<(usize, String)> {
+        c.into_problems()
+            .into_iter()
+            .map(|p| (p.step, p.message))
+            .collect()
+    }
+
+    #[test]
+    fn counts_over_the_limit_are_refused() {
+        let mut c = Checker::new(&[]);
+        c.at_most(0, 1000, 1000, "send at most 1000 requests");
+        c.at_most(1, 1001, 1000, "send at most 1000 requests");
+        assert_eq!(
+            keys(c),
+            [(
+                1,
+                "count is 1001, but one step may send at most 1000 requests".to_owned()
+            )]
+        );
+    }
+
+    #[test]
+    fn the_clock_moves_by_a_day_at_most_and_a_year_in_all() {
+        let mut c = Checker::new(&[]);
+        c.advance(0, 0);
+        c.advance(1, MAX_ADVANCE_MS + 1);
+        for step in 2..=368 {
+            c.advance(step, MAX_ADVANCE_MS);
+        }
+        let found = keys(c);
+        let steps: Vec<usize> = found.iter().map(|(s, _)| *s).collect();
+        // Steps 2 to 366 make a year; step 367 goes past it, and is the only one told.
+        assert_eq!(steps, [0, 1, 367], "{found:?}");
+        assert!(found[2].1.contains("past a year"), "{found:?}");
     }
 }

@@ -32,6 +32,8 @@ pub trait DynPlugin: Send + Sync {
     fn harness(&self) -> Harness;
     /// [`Plugin::race_harness`].
     fn race_harness(&self) -> Option<Harness>;
+    /// [`Plugin::rehearsal`].
+    fn rehearsal(&self) -> Option<&dyn crate::rehearsal::Rehearsal>;
     /// [`Plugin::words`].
     fn words(&self) -> &Words;
     /// [`Plugin::stuck_hint`].
@@ -88,6 +90,10 @@ impl<P: Plugin> DynPlugin for P {
 
     fn race_harness(&self) -> Option<Harness> {
         Plugin::race_harness(self)
+    }
+
+    fn rehearsal(&self) -> Option<&dyn crate::rehearsal::Rehearsal> {
+        Plugin::rehearsal(self)
     }
 
     fn words(&self) -> &Words {

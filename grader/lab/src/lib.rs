@@ -13,7 +13,11 @@
 
 mod check;
 mod erased;
+pub mod limits;
+pub mod plot;
+pub mod rehearsal;
 pub mod schema;
+pub mod sends;
 pub mod words;
 
 use std::fmt::Debug;
@@ -100,9 +104,16 @@ pub trait Plugin: Send + Sync + 'static {
     }
 
     /// The harness variant that runs the code under test on a schedule-exploring runtime
-    /// to find races, for a lab that has one. The core builds and runs only
-    /// [`Plugin::harness`] today; this is where a race driver plugs in.
+    /// to find races, for a lab that has one: the core builds it beside [`Plugin::harness`]
+    /// and runs the scenarios marked `"race"` on it. `None` (the default) means the lab has
+    /// no race checks, and validation refuses a race scenario for it.
     fn race_harness(&self) -> Option<Harness> {
+        None
+    }
+
+    /// The lab's failure rehearsal on real sockets (`grader rehearse`), for a lab that has
+    /// one.
+    fn rehearsal(&self) -> Option<&dyn rehearsal::Rehearsal> {
         None
     }
 }

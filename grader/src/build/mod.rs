@@ -151,22 +151,41 @@ pub(crate) const DEV_PROFILE: &str = "[profile.dev]\ndebug = \"line-tables-only\
 /// The manifest of a harness package named `bin`: the lab's harness program, linked with
 /// `subject` under the crate name the program uses for the code under test.
 pub(crate) fn harness_package(lab: &Lab, bin: &str, subject: &Subject) -> String {
-    let kit = &lab.kit;
     let harness = lab.plugin.harness();
+    let main = lab.kit.join(&lab.manifest.harness).join(harness.program);
+    program_package(
+        lab,
+        bin,
+        &main,
+        harness.code_under_test,
+        harness.dependencies,
+        subject,
+    )
+}
+
+/// The manifest of a package named `bin` whose one binary is `main`, linked with `subject`
+/// under the crate name `code` and with `dependencies` (name, folder relative to the kit).
+pub(crate) fn program_package(
+    lab: &Lab,
+    bin: &str,
+    main: &Path,
+    code: &str,
+    dependencies: &[(&str, &str)],
+    subject: &Subject,
+) -> String {
     let mut text = format!(
         "[package]\nname = \"{bin}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
          [[bin]]\nname = \"{bin}\"\npath = {main}\n\n\
          [dependencies]\n\
          {code} = {{ path = {subject}, package = \"{package}\" }}\n",
-        main = toml_path(&kit.join(&lab.manifest.harness).join(harness.program)),
-        code = harness.code_under_test,
+        main = toml_path(main),
         subject = toml_path(&subject.crate_dir),
         package = subject.package,
     );
-    for (name, path) in harness.dependencies {
+    for (name, path) in dependencies {
         text.push_str(&format!(
             "{name} = {{ path = {} }}\n",
-            toml_path(&kit.join(path))
+            toml_path(&lab.kit.join(path))
         ));
     }
     text

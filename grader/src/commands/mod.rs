@@ -5,6 +5,7 @@ pub mod check;
 pub mod explain;
 pub mod grade;
 pub mod list;
+pub mod rehearse;
 pub mod release;
 pub mod validate;
 pub mod watch;

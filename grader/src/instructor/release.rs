@@ -9,7 +9,8 @@
 //!   files a student repository runs ([`CI_PARTS`]);
 //! - every workspace member that is not a lab's reference solution: its `Cargo.toml`,
 //!   `build.rs`, `README.md` and `src/`; the lab's student crate whole;
-//! - from the lab folder: `lab.json`, `README.md`, the scenario schema and `scenarios/`.
+//! - from the lab folder: `lab.json`, `README.md`, the scenario schema, `scenarios/` and
+//!   the rehearsal script.
 //!
 //! So the reference solution, `hidden/`, `mutants/`, `alternatives/` (correct solutions
 //! written differently from the reference), the instructors' documentation and the
@@ -59,6 +60,7 @@ pub const LAB_PARTS: &[&str] = &[
     "README.md",
     crate::scenario::schema::FILE_NAME,
     "scenarios",
+    crate::rehearse::script::FILE_NAME,
 ];
 
 /// What was written.

@@ -242,6 +242,12 @@ impl Lab {
         })
     }
 
+    /// Whether the lab runs race checks: race settings in its `lab.json` and a race
+    /// harness in its plug-in. Scenarios marked `"race"` are refused in a lab without.
+    pub fn has_race_checks(&self) -> bool {
+        self.manifest.race.is_some() && self.plugin.race_harness().is_some()
+    }
+
     /// The folder of published scenarios.
     pub fn scenarios_dir(&self) -> PathBuf {
         self.dir.join("scenarios")

@@ -60,9 +60,15 @@ pub fn generic(plugin: &dyn DynPlugin) -> Value {
 }
 
 /// The schema of `lab`'s scenario files: the general one, with the lab's targets and
-/// categories as the only words allowed where a target or a category goes.
+/// categories as the only words allowed where a target or a category goes, and without
+/// `"race"` for a lab that has no race checks (validation refuses it there).
 pub fn for_lab(lab: &Lab) -> Value {
     let mut schema = generic(lab.plugin.as_ref());
+    if !lab.has_race_checks() {
+        if let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+            properties.remove("race");
+        }
+    }
     let targets: Vec<&str> = lab
         .manifest
         .targets

@@ -160,16 +160,23 @@ fn check_header(c: &mut Envelope<'_>) {
             None,
         );
     }
-    if h.race == Some(true)
-        && (c.lab.manifest.race.is_none() || c.lab.plugin.race_harness().is_none())
-    {
+    if h.race == Some(true) && !c.lab.has_race_checks() {
         c.top(
             "race",
             format!(
-                "this is a race check, but {} has no race checks (no \"race\" settings in its lab.json, or no race harness in its plug-in)",
-                c.lab.manifest.name
+                "this is a race check, but {} has no race checks ({})",
+                c.lab.manifest.name,
+                if c.lab.manifest.race.is_none() {
+                    "no \"race\" settings in its lab.json"
+                } else {
+                    "its plug-in has no race harness"
+                }
             ),
-            Some("add a \"race\" object to the lab's lab.json, or remove \"race\": true".into()),
+            Some(if c.lab.plugin.race_harness().is_none() {
+                "remove \"race\": true (a lab runs race checks once its plug-in has a race harness and its lab.json a \"race\" object)".into()
+            } else {
+                "add a \"race\" object to the lab's lab.json, or remove \"race\": true".into()
+            }),
         );
     }
     if let Some(category) = h.category.clone() {

@@ -192,6 +192,29 @@ fn a_batch_with_a_hang_a_compile_error_and_a_missing_file_completes() {
         assert_eq!(results["score"], f64::from(r.score), "{}", r.name);
         assert!(results["execution_time"].is_number());
     }
+    // Each row holds its own submission's results: the scenarios each one fails are
+    // those its mistake fails, so results swapped between submissions show here.
+    let failed = |r: &Row| failed_scenarios(&out.join(r.results_file.as_ref().unwrap()));
+    assert_eq!(failed(reference), Vec::<String>::new(), "reference");
+    let caught_by = mutant_caught_by("shared_breaker");
+    let mutant_failed = failed(mutant);
+    assert!(
+        caught_by.iter().all(|s| mutant_failed.contains(s)),
+        "the shared-breaker mutant fails {caught_by:?}, but its row says {mutant_failed:?}"
+    );
+    let hangs_failed = failed(hangs);
+    let answering_e902 = scenarios_answering("E902");
+    assert!(
+        !hangs_failed.is_empty() && hangs_failed.iter().all(|s| answering_e902.contains(s)),
+        "the submission that spins on E902 fails only scenarios in which a target answers E902 \
+         ({answering_e902:?}), but its row says {hangs_failed:?}"
+    );
+    for r in &book.submissions {
+        if r.status == "graded" {
+            assert_eq!(r.passed, book.scenarios - failed(r).len(), "{}", r.name);
+        }
+    }
+
     let hang_results: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(out.join(hangs.results_file.as_ref().unwrap())).unwrap(),
     )
@@ -239,6 +262,52 @@ fn a_batch_with_a_hang_a_compile_error_and_a_missing_file_completes() {
             }
         }
     }
+}
+
+/// The names of the scenarios a Gradescope results file marks failed, sorted.
+fn failed_scenarios(path: &std::path::Path) -> Vec<String> {
+    let results = crate::formats::gradescope(path);
+    let mut names: Vec<String> = results
+        .tests
+        .iter()
+        .filter(|t| t.status != "passed")
+        .map(|t| t.name.split(':').next().unwrap_or_default().to_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// The scenarios a mutant of the lab must fail, from its file.
+fn mutant_caught_by(mutant: &str) -> Vec<String> {
+    let path = crate::util::kit().join(format!("labs/lab4/mutants/{mutant}.json"));
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    serde_json::from_value(file["caught_by"].clone()).unwrap()
+}
+
+/// The visible and hidden scenarios in which a target is scripted or released with
+/// `code`, sorted.
+fn scenarios_answering(code: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    for dir in ["labs/lab4/scenarios", "labs/lab4/hidden"] {
+        for entry in std::fs::read_dir(crate::util::kit().join(dir))
+            .unwrap()
+            .flatten()
+        {
+            let file: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(entry.path()).unwrap()).unwrap();
+            let answers = file["steps"].as_array().unwrap().iter().any(|step| {
+                ["script", "release"]
+                    .iter()
+                    .any(|kind| step[kind]["answer"] == code)
+            });
+            if answers {
+                names.push(file["name"].as_str().unwrap().to_owned());
+            }
+        }
+    }
+    names.sort();
+    names
 }
 
 #[test]

@@ -34,7 +34,7 @@ fn the_reference_json_report() {
 }
 
 #[test]
-fn the_untouched_skeleton_gets_zero_and_names_each_todo() {
+fn the_untouched_skeleton_gets_zero_and_names_the_todo_each_scenario_hit() {
     let output = grader()
         .args(["check", "lab4"])
         .assert()
@@ -46,11 +46,14 @@ fn the_untouched_skeleton_gets_zero_and_names_each_todo() {
         text.contains("Total: 0/179 points, 0 of 42 scenarios passed"),
         "{text}"
     );
-    // One todo!() stops every scenario: it is told once at the top, once per category
-    // as a group with the scenarios' names, never once per scenario.
+    // The grader reads every breaker's state after each step, so every scenario stops at
+    // the todo!() of Relay::breaker_state: the report names it (file, line, column, as in
+    // the skeleton) once at the top and once per category as a group with the scenarios'
+    // names, never once per scenario.
+    let todo = skeleton_todo("relay.rs", "fn breaker_state");
     assert!(
-        text.contains("42 scenarios stopped at todo!() at crates/relay_base/src/relay.rs:57:9"),
-        "{text}"
+        text.contains(&format!("42 scenarios stopped at todo!() at {todo}")),
+        "Start here names the todo!() all 42 stopped at ({todo}):\n{text}"
     );
     assert_eq!(text.matches("stopped at todo!() at").count(), 2, "{text}");
     let json: serde_json::Value = serde_json::from_slice(
@@ -80,13 +83,35 @@ fn the_untouched_skeleton_json_report() {
     let report: serde_json::Value =
         serde_json::from_slice(&output.stdout).expect("one JSON object on stdout");
     assert_eq!(report["score"], 0);
+    let todo = skeleton_todo("relay.rs", "fn breaker_state");
     for s in report["scenarios"].as_array().expect("scenarios") {
         assert_eq!(s["status"], "error", "{s}");
+        let message = s["message"].as_str().unwrap_or_default();
+        assert!(
+            message.ends_with(&format!("hit todo!() at {todo}")),
+            "each scenario names the todo!() it hit ({todo}): {s}"
+        );
         for key in ["name", "category", "score", "max_score", "message"] {
             assert!(s.get(key).is_some(), "scenario without {key}: {s}");
         }
     }
     insta::assert_snapshot!("skeleton_json", stdout(&output));
+}
+
+/// `crates/relay_base/src/FILE:LINE:COLUMN: MESSAGE` of the first `todo!()` after
+/// `item` in the skeleton's `file`, read from the file itself.
+fn skeleton_todo(file: &str, item: &str) -> String {
+    let path = format!("crates/relay_base/src/{file}");
+    let text = std::fs::read_to_string(crate::util::kit().join(&path)).expect("the skeleton");
+    let start = text
+        .find(item)
+        .unwrap_or_else(|| panic!("{item} in {path}"));
+    let at = start + text[start..].find("todo!(\"").expect("a todo!() after it");
+    let line = text[..at].matches('\n').count() + 1;
+    let column = at - text[..at].rfind('\n').map_or(0, |n| n + 1) + 1;
+    let rest = &text[at + "todo!(\"".len()..];
+    let message = &rest[..rest.find("\")").expect("the todo!()'s message ends")];
+    format!("{path}:{line}:{column}: {message}")
 }
 
 #[test]

@@ -5,7 +5,7 @@ use crate::util::{grader, scratch_kit, transcript};
 #[test]
 fn an_unknown_lab_suggests_the_right_one() {
     let output = grader()
-        .args(["check", "lab5"])
+        .args(["check", "lab44"])
         .assert()
         .code(2)
         .get_output()
@@ -14,7 +14,7 @@ fn an_unknown_lab_suggests_the_right_one() {
     exit status: 2
     ----- stdout -----
     ----- stderr -----
-    error: there is no lab `lab5` in this kit
+    error: there is no lab `lab44` in this kit
       help: did you mean `lab4`?
     ");
 }

@@ -11,7 +11,7 @@
 //! compiles the dependencies.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use crate::util::{copy_kit_paths, test_dir, transcript};
 
@@ -135,7 +135,7 @@ fn run(command: &str, cwd: &Path, root: &Path) -> Output {
     )))
     .expect("a PATH");
     let kit_name = cwd.file_name().expect("a name").to_owned();
-    Command::new("sh")
+    crate::util::bounded("sh")
         .args(["-c", command])
         .current_dir(cwd)
         .env("PATH", path)

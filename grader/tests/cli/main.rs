@@ -6,6 +6,7 @@
 mod attacks;
 mod audit;
 mod batch;
+mod browser;
 mod check;
 mod ci;
 mod drafts;
@@ -16,8 +17,10 @@ mod handout;
 mod instructor_kit;
 mod instructors;
 mod kit_faults;
+mod lab5;
 mod races;
 mod refusals;
+mod rehearse;
 mod release;
 mod robustness;
 mod second_lab;

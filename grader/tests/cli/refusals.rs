@@ -55,23 +55,52 @@ fn counts_and_clock_advances_the_harness_cannot_carry_out_are_refused() {
     }
 }
 
-/// Editors show the same limits: they are in the schema.
+/// Lab 5's steps have the same limits, in its words.
+#[test]
+fn lab5_refuses_the_same_counts_and_advances() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let file = dir.path().join("beyond_limits.json");
+    let steps = [
+        r#"{"script": {"flow": "acme/ORDERS", "answer": "hold"}}"#,
+        r#"{"send_concurrent": {"flow": "acme/ORDERS", "count": 4294967295, "expect": {"held": 4294967294, "no_capacity": 1}}}"#,
+        r#"{"send": {"flow": "acme/INVOIC", "count": 5000, "expect": "200"}}"#,
+        r#"{"advance": {"ms": 86400000}}"#,
+        r#"{"advance": {"ms": 86400001}}"#,
+        r#"{"release": {"flow": "acme/ORDERS", "count": 2000, "answer": "200"}}"#,
+    ];
+    let mut text = String::from(
+        r#"{"format_version": 1, "name": "beyond_limits", "title": "Too much", "category": "bulkhead", "points": 1, "hint": "none", "steps": ["#,
+    );
+    text.push_str(&steps.join(",\n"));
+    text.push_str("]}\n");
+    std::fs::write(&file, text).expect("write the scenario");
+    let path = file.to_str().expect("a UTF-8 path");
+    let text = refused(&["check", "lab5", "--solution", "--scenario", path]);
+    for limit in [
+        "count is 4294967295, but one step may start at most 100 messages at once",
+        "count is 5000, but one step may send at most 1000 messages",
+        "advancing by 86400001 ms is more than a day",
+        "count is 2000, but one step may release at most 1000 messages",
+    ] {
+        assert!(text.contains(limit), "no `{limit}` in:\n{text}");
+    }
+    assert!(text.contains("4 problems found"), "{text}");
+}
+
+/// Editors show the same limits: they are in each lab's schema.
 #[test]
 fn the_schema_states_the_limits() {
-    let text =
-        std::fs::read_to_string(kit().join("labs/lab4/scenario.schema.json")).expect("the schema");
-    let schema: serde_json::Value = serde_json::from_str(&text).expect("JSON");
-    let defs = &schema["$defs"];
-    assert_eq!(
-        defs["SendConcurrentStep"]["properties"]["count"]["maximum"],
-        100
-    );
-    assert_eq!(defs["SendStep"]["properties"]["count"]["maximum"], 1000);
-    assert_eq!(defs["ReleaseStep"]["properties"]["count"]["maximum"], 1000);
-    assert_eq!(
-        defs["AdvanceStep"]["properties"]["ms"]["maximum"],
-        86_400_000
-    );
+    for lab in ["lab4", "lab5"] {
+        let path = kit().join("labs").join(lab).join("scenario.schema.json");
+        let text = std::fs::read_to_string(path).expect("the schema");
+        let schema: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        let defs = &schema["$defs"];
+        let maximum = |step: &str, field: &str| defs[step]["properties"][field]["maximum"].clone();
+        assert_eq!(maximum("SendConcurrentStep", "count"), 100, "{lab}");
+        assert_eq!(maximum("SendStep", "count"), 1000, "{lab}");
+        assert_eq!(maximum("ReleaseStep", "count"), 1000, "{lab}");
+        assert_eq!(maximum("AdvanceStep", "ms"), 86_400_000, "{lab}");
+    }
 }
 
 /// A lab whose own limits would fail every scenario is invalid.

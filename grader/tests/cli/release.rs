@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use crate::util::{grader, kit, scratch_kit, transcript};
 
 /// Every file under `dir`, relative to it.
-fn files(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -24,6 +24,21 @@ fn files(dir: &Path) -> Vec<PathBuf> {
     }
     out.sort();
     out
+}
+
+/// Every file under `out` that holds one of `needles`, or whose path does, with the needle.
+pub(crate) fn leaks(out: &Path, needles: &[String]) -> Vec<String> {
+    let mut leaks = Vec::new();
+    for f in files(out) {
+        let text =
+            String::from_utf8_lossy(&std::fs::read(out.join(&f)).expect("read")).into_owned();
+        for needle in needles {
+            if text.contains(needle.as_str()) || f.display().to_string().contains(needle.as_str()) {
+                leaks.push(format!("{}: {needle}", f.display()));
+            }
+        }
+    }
+    leaks
 }
 
 /// Releases the real kit's lab 4 into a new temporary folder.
@@ -107,8 +122,15 @@ fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
         stderr.starts_with("wrote the student edition of lab4 to DIR: "),
         "{stderr}"
     );
+    // Every lab's reference solution is dropped, and nothing else.
+    let dropped = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("  workspace members dropped from Cargo.toml: "))
+        .expect("a dropped members line");
+    let dropped: Vec<&str> = dropped.split(", ").collect();
+    assert!(dropped.contains(&"solutions/lab4"), "{stderr}");
     assert!(
-        stderr.contains("\n  workspace members dropped from Cargo.toml: solutions/lab4\n"),
+        dropped.iter().all(|m| m.starts_with("solutions/")),
         "{stderr}"
     );
     let left_out = stderr
@@ -156,6 +178,10 @@ fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
         "labs/lab4/README.md",
         "labs/lab4/scenario.schema.json",
         "labs/lab4/scenarios/tr_full_cycle.json",
+        "labs/lab4/rehearsal.json",
+        "labs/lab4/rehearsal/src/lib.rs",
+        "labs/lab4/rehearsal/main/src/main.rs",
+        "labs/lab4/rehearsal/protocol/src/lib.rs",
         "ci/github/grade.sh",
     ] {
         assert!(out.join(present).is_file(), "{present} is missing");
@@ -256,16 +282,7 @@ fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
             }
         }
     }
-    let mut leaks = Vec::new();
-    for f in files(&out) {
-        let text =
-            String::from_utf8_lossy(&std::fs::read(out.join(&f)).expect("read")).into_owned();
-        for needle in &needles {
-            if text.contains(needle.as_str()) || f.display().to_string().contains(needle.as_str()) {
-                leaks.push(format!("{}: {needle}", f.display()));
-            }
-        }
-    }
+    let leaks = leaks(&out, &needles);
     assert!(
         leaks.is_empty(),
         "leaked into the student edition:\n{}",
@@ -286,7 +303,7 @@ fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
         .find_map(|l| l.strip_prefix("host: "))
         .expect("rustc names its host");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let metadata = std::process::Command::new(cargo)
+    let metadata = crate::util::bounded(cargo)
         .args(["metadata", "--locked", "--offline", "--format-version", "1"])
         .args(["--filter-platform", host])
         .current_dir(&out)
@@ -307,8 +324,12 @@ fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
     let kit_members = grader::instructor::cargo_files::workspace_members(
         &std::fs::read_to_string(kit().join("Cargo.toml")).expect("read"),
     );
-    assert_eq!(members.len(), kit_members.len() - 1, "{members:?}");
-    assert!(!members.iter().any(|m| m.contains("lab4_solution")));
+    let without_solutions = kit_members
+        .iter()
+        .filter(|m| !m.starts_with("solutions/"))
+        .count();
+    assert_eq!(members.len(), without_solutions, "{members:?}");
+    assert!(!members.iter().any(|m| m.contains("_solution")));
 }
 
 #[test]

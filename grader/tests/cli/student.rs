@@ -1,7 +1,9 @@
 //! What a student uses besides `check`: `list`, `explain` and `watch`.
 
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
 
 use crate::util::{grader, kit, stdout};
 
@@ -61,7 +63,7 @@ fn watch_grades_again_when_a_file_is_saved() {
         let text = std::fs::read(&path).expect("read a skeleton file");
         std::fs::write(&path, text).expect("write it again, with a new time");
     }
-    let mut child = Command::new(env!("CARGO_BIN_EXE_grader"))
+    let child = Command::new(env!("CARGO_BIN_EXE_grader"))
         .args(["watch", "lab4", "--max-runs", "2"])
         .current_dir(&scratch)
         .env("NO_COLOR", "1")
@@ -70,10 +72,9 @@ fn watch_grades_again_when_a_file_is_saved() {
         .stderr(Stdio::null())
         .spawn()
         .expect("grader watch starts");
-    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let mut lines = Bounded::new(child, WATCH_LIMIT);
     let mut seen = Vec::new();
-    for line in lines.by_ref() {
-        let line = line.expect("a line");
+    while let Some(line) = lines.next_line(&seen) {
         let first_total = line.starts_with("Total:");
         seen.push(line);
         if first_total {
@@ -93,8 +94,11 @@ fn watch_grades_again_when_a_file_is_saved() {
         )
         .expect("save a file");
     }
-    let rest: Vec<String> = lines.map(|l| l.expect("a line")).collect();
-    let status = child.wait().expect("grader watch ends after two runs");
+    let mut rest: Vec<String> = Vec::new();
+    while let Some(line) = lines.next_line(&rest) {
+        rest.push(line);
+    }
+    let status = lines.wait(&rest);
     let text = rest.join("\n");
     assert_eq!(status.code(), Some(0), "{text}");
     assert!(
@@ -106,6 +110,77 @@ fn watch_grades_again_when_a_file_is_saved() {
         text.contains("Total: 179/179 points, 42 of 42 scenarios passed"),
         "{text}"
     );
+}
+
+/// How long `grader watch` may take for its two runs, cold builds included, before the
+/// test stops it and fails: a missed file event must fail the test, never hang it.
+const WATCH_LIMIT: Duration = Duration::from_secs(600);
+
+/// A child's standard output, line by line, read on a thread so that waiting for a line
+/// has a deadline. At the deadline the child is killed and the test fails, saying what it
+/// had printed.
+struct Bounded {
+    child: Child,
+    lines: Receiver<String>,
+    deadline: Instant,
+}
+
+impl Bounded {
+    #[allow(clippy::disallowed_methods)] // A watchdog: real time is the point.
+    fn new(mut child: Child, limit: Duration) -> Self {
+        let out = BufReader::new(child.stdout.take().expect("stdout"));
+        let (send, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in out.lines().map_while(Result::ok) {
+                if send.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Self {
+            child,
+            lines,
+            deadline: Instant::now() + limit,
+        }
+    }
+
+    #[allow(clippy::disallowed_methods)] // A watchdog: real time is the point.
+    fn left(&self) -> Duration {
+        self.deadline.saturating_duration_since(Instant::now())
+    }
+
+    /// The next line, or `None` when the output has ended.
+    fn next_line(&mut self, seen: &[String]) -> Option<String> {
+        match self.lines.recv_timeout(self.left()) {
+            Ok(line) => Some(line),
+            Err(RecvTimeoutError::Disconnected) => None,
+            Err(RecvTimeoutError::Timeout) => self.give_up(seen),
+        }
+    }
+
+    /// Waits for the child to exit, at most until the deadline.
+    fn wait(&mut self, seen: &[String]) -> ExitStatus {
+        loop {
+            if let Some(status) = self.child.try_wait().expect("ask whether it ended") {
+                return status;
+            }
+            if self.left().is_zero() {
+                self.give_up(seen);
+            }
+            // Look again shortly: the output has ended, so the exit is moments away.
+            std::thread::park_timeout(Duration::from_millis(20));
+        }
+    }
+
+    fn give_up(&mut self, seen: &[String]) -> ! {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        panic!(
+            "grader watch did not finish within {} s (a file event missed?); it printed:\n{}",
+            WATCH_LIMIT.as_secs(),
+            seen.join("\n")
+        );
+    }
 }
 
 #[test]

@@ -2,6 +2,18 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
+use std::time::Duration;
+
+/// How long one program a test runs may take, cold builds on a loaded machine included,
+/// before it is killed and the test fails: no test waits for ever on a program that hangs.
+pub const COMMAND_LIMIT: Duration = Duration::from_secs(600);
+
+/// `program`, to be run with [`COMMAND_LIMIT`].
+pub fn bounded(program: impl AsRef<std::ffi::OsStr>) -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::new(program);
+    cmd.timeout(COMMAND_LIMIT);
+    cmd
+}
 
 /// The kit's root folder (the workspace).
 pub fn kit() -> PathBuf {
@@ -13,7 +25,7 @@ pub fn kit() -> PathBuf {
 
 /// The grader, run from the kit root, with colour off as a pipe would have it.
 pub fn grader() -> assert_cmd::Command {
-    let mut cmd = assert_cmd::Command::new(env!("CARGO_BIN_EXE_grader"));
+    let mut cmd = bounded(env!("CARGO_BIN_EXE_grader"));
     cmd.current_dir(kit())
         .env("NO_COLOR", "1")
         .env_remove("CLICOLOR_FORCE")
@@ -126,4 +138,13 @@ pub fn change_total_points(manifest: &Path, change: impl FnOnce(u32) -> u32) {
     let old: u32 = text[at..at + len].parse().expect("a number");
     let new = format!("{}{}{}", &text[..at], change(old), &text[at + len..]);
     std::fs::write(manifest, new).expect("write the manifest");
+}
+
+/// A tool a test needs is missing: the test fails, saying what to install, so that a check
+/// never passes without running. `.ci/run` installs every such tool, and the README names
+/// them beside the test command.
+pub fn tool_missing(tool: &str) -> ! {
+    panic!(
+        "{tool} is not installed, and this test needs it: install it (apt-get install zip unzip chromium chromium-driver), or run .ci/run, which does"
+    );
 }

@@ -15,6 +15,7 @@
 //! read here is the watchdog that names requests stuck inside the relay.
 
 mod run;
+pub mod systems;
 pub mod wire;
 
 use std::sync::Arc;

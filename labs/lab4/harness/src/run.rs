@@ -2,35 +2,22 @@
 
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::{Arc, Barrier};
+use std::sync::Arc;
 use std::time::Duration;
 
-use fixture_targets::{Activity, Behaviour, ScriptedTarget};
-use grader_harness::{Driver, Failure, Notifier, Requests};
+use fixture_targets::{Activity, Behaviour, System};
+use grader_harness::{Driver, Failure, Requests};
 use grader_protocol::{Plan, RequestOutcome, StuckRecord};
 use relay_kit::{BreakerConfig, Clock, Code, FakeClock, Request, Target, TargetConfig};
 
+use crate::systems::system;
 use crate::wire::{Action, Observation, Settings, TargetSnapshot, seen};
 use crate::{BuildRelay, RelayUnderTest};
-
-/// The fixtures' change counter, as the requests' notifier: one wait sees a request
-/// return and a call held by a target.
-struct Wake(Activity);
-
-impl Notifier for Wake {
-    fn bump(&self) {
-        self.0.bump();
-    }
-
-    fn wait_for(&self, limit: Duration, done: &mut dyn FnMut() -> bool) -> bool {
-        self.0.wait_for(limit, done)
-    }
-}
 
 /// Lab 4's world: the fake clock, the scripted targets and the relay under test.
 pub struct World {
     clock: FakeClock,
-    targets: Vec<Arc<ScriptedTarget>>,
+    targets: Vec<Arc<dyn System>>,
     relay: Arc<dyn RelayUnderTest>,
     requests: Requests,
 }
@@ -41,10 +28,10 @@ impl World {
     pub fn start(plan: &Plan<Settings, Action>, build: BuildRelay) -> World {
         let clock = FakeClock::new();
         let activity = Activity::new();
-        let targets: Vec<Arc<ScriptedTarget>> = plan
+        let targets: Vec<Arc<dyn System>> = plan
             .targets
             .iter()
-            .map(|t| Arc::new(ScriptedTarget::new(&t.name, activity.clone())))
+            .map(|t| system(&t.name, &activity))
             .collect();
         let wiring: Vec<(Arc<dyn Target>, TargetConfig)> = plan
             .targets
@@ -59,7 +46,7 @@ impl World {
                     max_concurrent: usize::try_from(t.settings.max_concurrent)
                         .unwrap_or(usize::MAX),
                 };
-                (target.clone() as Arc<dyn Target>, config)
+                (target.clone().into_target(), config)
             })
             .collect();
         let shared_clock: Arc<dyn Clock> = Arc::new(clock.clone());
@@ -68,7 +55,7 @@ impl World {
             clock,
             targets,
             relay,
-            requests: Requests::new(Arc::new(Wake(activity)), plan.stuck_after_ms),
+            requests: Requests::new(Arc::new(activity), plan.stuck_after_ms),
         }
     }
 }
@@ -132,29 +119,22 @@ impl World {
                     "panic" => Behaviour::Panic,
                     code => Behaviour::Answer(parse_code(code)?),
                 };
-                self.target(target)?.script(behaviour);
+                self.target(target)?
+                    .script(behaviour)
+                    .map_err(|e| Failure::BadPlan(e.to_string()))?;
                 Ok(Vec::new())
             }
             Action::Send { target, count } => {
-                let mut ids = Vec::new();
-                for _ in 0..*count {
-                    let id = self.spawn(target, None)?;
-                    self.settle(&[id], target)?;
-                    ids.push(id);
-                }
-                Ok(ids)
+                let held = |id| held_by(&self.targets, id);
+                let call = self.call(target);
+                let sent = self.requests.one_after_another(*count, target, call, &held);
+                sent.map_err(|failure| self.seen(failure, target))
             }
             Action::SendConcurrent { target, count } => {
-                // Every request thread waits at the gate until all of them are ready, then
-                // they call the relay at the same instant: as much contention as threads
-                // can make, so a race between "may I go?" and "I am going" shows up.
-                let gate = Requests::gate(*count as usize);
-                let ids = (0..*count)
-                    .map(|_| self.spawn(target, Some(gate.clone())))
-                    .collect::<Result<Vec<_>, _>>()?;
-                gate.wait();
-                self.settle(&ids, target)?;
-                Ok(ids)
+                let held = |id| held_by(&self.targets, id);
+                let call = self.call(target);
+                let sent = self.requests.together(*count, target, call, &held);
+                sent.map_err(|failure| self.seen(failure, target))
             }
             Action::Release {
                 target,
@@ -163,7 +143,10 @@ impl World {
             } => {
                 let code = parse_code(answer)?;
                 let count = count.map_or(usize::MAX, |c| c as usize);
-                let mut ids = self.target(target)?.release(count, code);
+                let mut ids = self
+                    .target(target)?
+                    .release(count, code)
+                    .map_err(|e| Failure::BadPlan(e.to_string()))?;
                 ids.sort_unstable();
                 self.settle(&ids, target)?;
                 Ok(ids)
@@ -176,7 +159,7 @@ impl World {
         }
     }
 
-    fn target(&self, name: &str) -> Result<&ScriptedTarget, Failure> {
+    fn target(&self, name: &str) -> Result<&dyn System, Failure> {
         self.targets
             .iter()
             .find(|t| t.name() == name)
@@ -184,14 +167,11 @@ impl World {
             .ok_or_else(|| Failure::BadPlan(format!("no target named {name}")))
     }
 
-    /// Starts one request to `target` on its own thread; with a `gate`, the request waits
-    /// there until every request of its batch has started.
-    fn spawn(&mut self, target: &str, gate: Option<Arc<Barrier>>) -> Result<u64, Failure> {
+    /// What a request to `target` does: `Relay::handle`, its code in words.
+    fn call(&self, target: &str) -> impl Fn(u64) -> String + Send + Sync + 'static {
         let relay = self.relay.clone();
         let target = target.to_owned();
-        self.requests.spawn(gate, move |id| {
-            relay.handle(&Request::new(id, target)).as_str().to_owned()
-        })
+        move |id| relay.handle(&Request::new(id, &target)).as_str().to_owned()
     }
 
     /// Waits until each of `ids` has returned or is held by a target. When some are
@@ -199,32 +179,34 @@ impl World {
     /// they wait for is not the breaker's lock.
     fn settle(&self, ids: &[u64], target: &str) -> Result<(), Failure> {
         self.requests
-            .settle(ids, target, &|id| self.is_held(id))
-            .map_err(|failure| match failure {
-                // Only when they are blocked for good: a request that loops may hold the
-                // lock the look would wait for, until the time limit.
-                Failure::Stuck(mut stuck) if stuck.blocked => {
-                    let relay = self.relay.clone();
-                    let name = target.to_owned();
-                    let read = self.requests.read(move || {
-                        catch_unwind(AssertUnwindSafe(|| relay.breaker_state(&name))).is_ok()
-                    });
-                    stuck.seen = Some(
-                        match read {
-                            Ok(true) => seen::BREAKER_READABLE,
-                            Ok(false) => seen::BREAKER_PANICKED,
-                            Err(_) => seen::BREAKER_BLOCKED,
-                        }
-                        .to_owned(),
-                    );
-                    Failure::Stuck(stuck)
-                }
-                other => other,
-            })
+            .settle(ids, target, &|id| held_by(&self.targets, id))
+            .map_err(|failure| self.seen(failure, target))
     }
 
-    fn is_held(&self, id: u64) -> bool {
-        self.targets.iter().any(|t| t.stats().held.contains(&id))
+    /// A stuck failure with what was seen of the breaker's lock: when the requests are
+    /// blocked for good, whether the breaker's state can still be read (if it can, what
+    /// they wait for is not the breaker's lock). Only then: a request that loops may hold
+    /// the lock the look would wait for, until the time limit.
+    fn seen(&self, failure: Failure, target: &str) -> Failure {
+        match failure {
+            Failure::Stuck(mut stuck) if stuck.blocked => {
+                let relay = self.relay.clone();
+                let name = target.to_owned();
+                let read = self.requests.read(move || {
+                    catch_unwind(AssertUnwindSafe(|| relay.breaker_state(&name))).is_ok()
+                });
+                stuck.seen = Some(
+                    match read {
+                        Ok(true) => seen::BREAKER_READABLE,
+                        Ok(false) => seen::BREAKER_PANICKED,
+                        Err(_) => seen::BREAKER_BLOCKED,
+                    }
+                    .to_owned(),
+                );
+                Failure::Stuck(stuck)
+            }
+            other => other,
+        }
     }
 
     /// The state of every target, and the transition records, after an action; or,
@@ -283,6 +265,11 @@ impl World {
     fn mark_panicked(&self) {
         self.requests.mark_panicked();
     }
+}
+
+/// Whether request `id` is held by one of `targets`.
+fn held_by(targets: &[Arc<dyn System>], id: u64) -> bool {
+    targets.iter().any(|t| t.stats().held.contains(&id))
 }
 
 fn parse_code(text: &str) -> Result<Code, Failure> {

@@ -41,8 +41,9 @@ pub enum Action {
         /// How many requests.
         count: u32,
     },
-    /// Send `count` requests at the same moment from separate threads, then wait until
-    /// every one of them returned or is held by the target.
+    /// Send `count` requests at the same fake-clock moment from separate threads, each
+    /// entering once the one before has returned, is held by the target or is blocked
+    /// for good; then wait until every one of them returned or is held.
     SendConcurrent {
         /// The target.
         target: String,

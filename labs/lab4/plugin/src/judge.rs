@@ -1,8 +1,6 @@
 //! Lab 4's expectations against what its harness observed after each step.
 
-use std::collections::BTreeMap;
-
-use grader_lab::{Difference, Snapshot, StepRecord, counts, quantity};
+use grader_lab::{Difference, Snapshot, StepRecord, quantity, sends};
 use lab4_harness::wire::Observation;
 
 use crate::steps::Step;
@@ -13,44 +11,14 @@ pub fn step(step: &Step, r: &StepRecord<Observation>) -> Option<Difference> {
 }
 
 fn check(step: &Step, r: &StepRecord<Observation>) -> Option<(String, String)> {
-    let outcomes: Vec<&str> = r.requests.iter().map(|q| q.outcome.as_str()).collect();
+    let outcomes: Vec<String> = r.requests.iter().map(|q| q.outcome.clone()).collect();
     match step {
         Step::Send(x) => {
-            let want: Vec<String> = match (&x.expect, &x.expect_each) {
-                (Some(code), _) => vec![code.clone(); x.count.unwrap_or(1) as usize],
-                (None, Some(each)) => each.clone(),
-                (None, None) => return None,
-            };
-            let got: Vec<String> = outcomes.iter().map(|s| s.to_string()).collect();
-            (want != got).then(|| (list(&want), list(&got)))
+            let each = x.expect_each.as_deref();
+            sends::expect_sent(x.count, x.expect.as_deref(), each, &outcomes)
         }
-        Step::SendConcurrent(x) => {
-            let want = x.expect.as_ref()?;
-            let mut got: BTreeMap<String, u32> = BTreeMap::new();
-            for o in &outcomes {
-                *got.entry((*o).to_owned()).or_default() += 1;
-            }
-            let want: BTreeMap<String, u32> = want
-                .iter()
-                .filter(|(_, n)| **n > 0)
-                .map(|(k, v)| (k.clone(), *v))
-                .collect();
-            (want != got).then(|| (counts(&want), counts(&got)))
-        }
-        Step::Release(x) => {
-            if let Some(n) = x.count {
-                if outcomes.len() != n as usize {
-                    return Some((
-                        format!("{n} held call{} to release", if n == 1 { "" } else { "s" }),
-                        format!("{} held", outcomes.len()),
-                    ));
-                }
-            }
-            let code = x.expect.as_ref()?;
-            let want = vec![code.clone(); outcomes.len()];
-            let got: Vec<String> = outcomes.iter().map(|s| s.to_string()).collect();
-            (want != got).then(|| (list(&want), list(&got)))
-        }
+        Step::SendConcurrent(x) => sends::expect_counts(x.expect.as_ref()?, &outcomes),
+        Step::Release(x) => sends::expect_released(x.count, x.expect.as_deref(), &outcomes),
         Step::Expect(x) => {
             let t = r.observation.targets.iter().find(|t| t.name == x.target)?;
             if let Some(state) = &x.state {
@@ -120,14 +88,6 @@ pub fn snapshot(o: &Observation) -> Snapshot {
             })
             .collect(),
         records: o.transitions.clone().unwrap_or_default(),
-    }
-}
-
-fn list(codes: &[String]) -> String {
-    if codes.is_empty() {
-        "nothing".to_owned()
-    } else {
-        codes.join(", ")
     }
 }
 

@@ -1,10 +1,12 @@
 //! Lab 4's plug-in for the grader: everything the grader knows about lab 4 that no other
 //! lab shares. Its scenario steps ([`steps`]), what they must mean ([`validate`]), what
 //! the harness does for each ([`Plugin::action`]), how its observations are judged
-//! ([`judge`]), and its words ([`words`]). The settings, actions and observations are the
+//! ([`judge`]), its words ([`words`]), and its failure rehearsal on real sockets
+//! ([`rehearsal`]). The settings, actions and observations are the
 //! ones lab 4's harness speaks (`lab4_harness::wire`).
 
 pub mod judge;
+pub mod rehearsal;
 pub mod steps;
 pub mod validate;
 pub mod words;
@@ -69,6 +71,10 @@ impl Plugin for Lab4 {
                 ("relay_kit", "labs/lab4/race/twins/relay_kit"),
             ],
         })
+    }
+
+    fn rehearsal(&self) -> Option<&dyn grader_lab::rehearsal::Rehearsal> {
+        Some(&rehearsal::Lab4Rehearsal)
     }
 
     fn words(&self) -> &Words {

@@ -11,6 +11,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
+use grader_lab::limits::{MAX_ADVANCE_MS, MAX_CONCURRENT_REQUESTS, MAX_REQUESTS};
 use grader_lab::schema::TargetName;
 use grader_lab::word_list;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
@@ -26,18 +27,6 @@ pub const OUTCOMES: [&str; 8] = ["OK", "B201", "E500", "E901", "E902", "E904", "
 pub const ANSWER_CODES: [&str; 5] = ["OK", "B201", "E500", "E901", "E902"];
 /// Breaker states.
 pub const STATES: [&str; 3] = ["CLOSED", "OPEN", "HALF_OPEN"];
-
-/// The most requests one `send` or `release` step may concern: a scenario is a short
-/// story, and each request costs the harness real time.
-pub const MAX_REQUESTS: u32 = 1000;
-/// The most requests one `send_concurrent` step may start at once: each is a thread of
-/// the scenario's process.
-pub const MAX_CONCURRENT_REQUESTS: u32 = 100;
-/// The most one `advance` step may move the fake clock: one day.
-pub const MAX_ADVANCE_MS: u64 = 86_400_000;
-/// The furthest the fake clock may get in one scenario: a year, well within what the
-/// harness's clock holds.
-pub const MAX_CLOCK_MS: u64 = 365 * MAX_ADVANCE_MS;
 
 /// One step of a scenario.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]

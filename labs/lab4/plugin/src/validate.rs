@@ -2,27 +2,30 @@
 //! the lab (targets, codes, states), counts that add up, a `release` that has held calls
 //! to release, and concurrent sends that cannot depend on thread timing.
 
-use std::collections::{HashMap, HashSet};
-
+use grader_lab::sends::{self, Holds};
 use grader_lab::{Checker, quantity};
+use lab4_harness::systems;
 use lab4_harness::wire::Settings;
 
-use crate::steps::{
-    ANSWER_CODES, MAX_ADVANCE_MS, MAX_CLOCK_MS, MAX_CONCURRENT_REQUESTS, MAX_REQUESTS, OUTCOMES,
-    RELEASE_ANSWERS, SCRIPT_ANSWERS, STATES, Step,
-};
+use crate::steps::{ANSWER_CODES, OUTCOMES, RELEASE_ANSWERS, SCRIPT_ANSWERS, STATES, Step};
+use crate::words::NOUNS;
 
-/// Notes a problem when `count` is more than `max`; `limit` says what one step may do:
-/// "send at most 1000 requests".
-fn at_most(c: &mut Checker<'_>, i: usize, count: u64, max: u64, limit: &str) {
-    if count > max {
-        c.problem(
-            i,
-            "count",
-            format!("count is {count}, but one step may {limit}"),
-            Some(format!("use several steps of {max} or fewer")),
-        );
+/// Notes a problem when `target`'s system never gives `answer` (claims has no
+/// insufficient funds). `answer` is one of the scripted answers already.
+fn its_own_answer(c: &mut Checker<'_>, i: usize, target: &str, answer: &str) {
+    if !ANSWER_CODES.contains(&answer) || systems::meaning(target, answer).is_some() {
+        return;
     }
+    let answers: Vec<&str> = systems::answers(target)
+        .iter()
+        .map(|(code, _)| code.as_str())
+        .collect();
+    c.problem(
+        i,
+        "answer",
+        format!("{target} never answers {answer}"),
+        Some(format!("{target} answers {}", answers.join(", "))),
+    );
 }
 
 /// Problems with one target's settings, as (field, message).
@@ -58,9 +61,7 @@ pub fn expects_something(step: &Step) -> bool {
 pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
     let targets = c.targets();
     // Per target: is it scripted to hold right now, and may calls be held in it?
-    let mut holding: HashMap<String, bool> = HashMap::new();
-    let mut may_have_held: HashSet<String> = HashSet::new();
-    let mut clock_ms: u64 = 0;
+    let mut holds = Holds::new();
     for (i, step) in steps.iter().enumerate() {
         let target = match step {
             Step::Script(x) => Some(&x.target),
@@ -76,21 +77,13 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
         match step {
             Step::Script(x) => {
                 if c.one_of(i, "answer", &x.answer, &SCRIPT_ANSWERS, "answer") && known {
-                    holding.insert(x.target.clone(), x.answer == "hold");
+                    holds.script(&x.target, x.answer == "hold");
+                    its_own_answer(c, i, &x.target, &x.answer);
                 }
             }
             Step::Send(x) => {
                 let count = x.count.unwrap_or(1);
-                if count == 0 {
-                    c.problem(i, "count", "count must be at least 1", None);
-                }
-                at_most(
-                    c,
-                    i,
-                    count.into(),
-                    MAX_REQUESTS.into(),
-                    &format!("send at most {MAX_REQUESTS} requests"),
-                );
+                sends::check_sent_count(c, i, count, NOUNS);
                 if x.expect.is_some() && x.expect_each.is_some() {
                     c.problem(
                         i,
@@ -119,30 +112,14 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                         );
                     }
                 }
-                if holding.get(&x.target).copied().unwrap_or(false) {
-                    may_have_held.insert(x.target.clone());
-                }
+                holds.sent(&x.target);
             }
             Step::SendConcurrent(x) => {
-                if x.count == 0 {
-                    c.problem(i, "count", "count must be at least 1", None);
-                }
-                at_most(
-                    c,
-                    i,
-                    x.count.into(),
-                    MAX_CONCURRENT_REQUESTS.into(),
-                    &format!(
-                        "start at most {MAX_CONCURRENT_REQUESTS} requests at once (each is a thread)"
-                    ),
-                );
+                sends::check_together_count(c, i, x.count, NOUNS);
+                let holding = holds.sent_together(&x.target);
                 // A race check explores every interleaving and judges each, so which
                 // request gets which answer may differ between them.
-                if known
-                    && c.complete()
-                    && !c.race_check()
-                    && !holding.get(&x.target).copied().unwrap_or(false)
-                {
+                if known && c.complete() && !c.race_check() && !holding {
                     c.problem(
                         i,
                         "send_concurrent",
@@ -174,31 +151,16 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                         );
                     }
                 }
-                may_have_held.insert(x.target.clone());
             }
             Step::Release(x) => {
-                c.one_of(i, "answer", &x.answer, &RELEASE_ANSWERS, "answer");
+                if c.one_of(i, "answer", &x.answer, &RELEASE_ANSWERS, "answer") && known {
+                    its_own_answer(c, i, &x.target, &x.answer);
+                }
                 if let Some(code) = &x.expect {
                     c.one_of(i, "expect", code, &OUTCOMES, "outcome");
                 }
-                if x.count == Some(0) {
-                    c.problem(
-                        i,
-                        "count",
-                        "count must be at least 1 (leave it out to release all)",
-                        None,
-                    );
-                }
-                if let Some(count) = x.count {
-                    at_most(
-                        c,
-                        i,
-                        count.into(),
-                        MAX_REQUESTS.into(),
-                        &format!("release at most {MAX_REQUESTS} requests"),
-                    );
-                }
-                if known && c.complete() && !may_have_held.contains(&x.target) {
+                sends::check_released_count(c, i, x.count, NOUNS);
+                if known && c.complete() && !holds.can_release(&x.target) {
                     c.problem(
                         i,
                         "release",
@@ -213,34 +175,7 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                     );
                 }
             }
-            Step::Advance(x) => {
-                if x.ms == 0 {
-                    c.problem(i, "ms", "advancing by 0 ms does nothing", None);
-                } else if x.ms > MAX_ADVANCE_MS {
-                    c.problem(
-                        i,
-                        "ms",
-                        format!(
-                            "advancing by {} ms is more than a day ({MAX_ADVANCE_MS} ms), the most one step may",
-                            x.ms
-                        ),
-                        Some("advance in several steps, or by less: no rule of the lab needs more".into()),
-                    );
-                } else {
-                    let before = clock_ms;
-                    clock_ms = clock_ms.saturating_add(x.ms);
-                    if before <= MAX_CLOCK_MS && clock_ms > MAX_CLOCK_MS {
-                        c.problem(
-                            i,
-                            "ms",
-                            format!(
-                                "this takes the fake clock past a year ({MAX_CLOCK_MS} ms), the furthest a scenario may go"
-                            ),
-                            None,
-                        );
-                    }
-                }
-            }
+            Step::Advance(x) => c.advance(i, x.ms),
             Step::Expect(x) => {
                 if let Some(state) = &x.state {
                     c.one_of(i, "state", state, &STATES, "state");

@@ -1,9 +1,17 @@
 //! Lab 4's steps and settings in words, for reports and `grader explain`.
 
+use grader_lab::sends::{self, Nouns};
 use grader_lab::{duration, quantity};
+use lab4_harness::systems;
 use lab4_harness::wire::{Settings, seen};
 
 use crate::steps::Step;
+
+/// What this lab's requests are, and where a held one waits.
+pub const NOUNS: Nouns = Nouns {
+    request: "request",
+    mock: "the target",
+};
 
 /// A step in words: `send 3 requests to core_banking, one after the other`.
 pub fn describe(step: &Step) -> String {
@@ -12,7 +20,7 @@ pub fn describe(step: &Step) -> String {
         Step::Script(x) => match x.answer.as_str() {
             "hold" => format!("script {} to hold calls until released", x.target),
             "panic" => format!("script {} to panic", x.target),
-            code => format!("script {} to answer {code}", x.target),
+            code => format!("script {} to answer {}", x.target, answer(&x.target, code)),
         },
         Step::Send(x) => {
             let n = x.count.unwrap_or(1);
@@ -39,9 +47,13 @@ pub fn describe(step: &Step) -> String {
                 "release {n} held {} at {} with {}",
                 if n == 1 { "call" } else { "calls" },
                 x.target,
-                x.answer
+                answer(&x.target, &x.answer)
             ),
-            None => format!("release every held call at {} with {}", x.target, x.answer),
+            None => format!(
+                "release every held call at {} with {}",
+                x.target,
+                answer(&x.target, &x.answer)
+            ),
         },
         Step::Advance(x) => format!("advance the clock by {}", duration(x.ms)),
         Step::Expect(x) => format!("check {}", x.target),
@@ -49,47 +61,27 @@ pub fn describe(step: &Step) -> String {
     }
 }
 
+/// An answer a target is scripted with, in its own domain where that says more than the
+/// code: `B201 for insufficient funds`. The system errors read the same everywhere.
+fn answer(target: &str, code: &str) -> String {
+    match systems::meaning(target, code) {
+        Some(meaning) if code == "B201" => format!("{code} for {meaning}"),
+        _ => code.to_owned(),
+    }
+}
+
 /// What a step expects, in words, or `None` for a step that expects nothing.
 pub fn expectation(step: &Step) -> Option<String> {
-    let outcome = |code: &str| match code {
-        "held" => "wait inside the target (held)".to_owned(),
-        code => format!("end with {code}"),
-    };
     match step {
-        Step::Send(x) => match (&x.expect, &x.expect_each) {
-            (Some(code), _) if x.count.unwrap_or(1) == 1 => {
-                Some(format!("it must {}", outcome(code)))
-            }
-            (Some(code), _) => Some(format!("each must {}", outcome(code))),
-            (None, Some(each)) => {
-                Some(format!("in order, they must end with: {}", each.join(", ")))
-            }
-            (None, None) => None,
-        },
-        Step::SendConcurrent(x) => x.expect.as_ref().map(|m| {
-            let parts: Vec<String> = m
-                .iter()
-                .filter(|(_, n)| **n > 0)
-                .map(|(code, n)| match code.as_str() {
-                    "held" => format!("{n} held in {}", x.target),
-                    code => format!("{n} {code}"),
-                })
-                .collect();
-            format!("exactly {}, in any order", parts.join(" and "))
-        }),
-        Step::Release(x) => {
-            let mut parts = Vec::new();
-            if let Some(n) = x.count {
-                parts.push(format!(
-                    "{n} call{} must be held",
-                    if n == 1 { "" } else { "s" }
-                ));
-            }
-            if let Some(code) = &x.expect {
-                parts.push(format!("each released request must end with {code}"));
-            }
-            (!parts.is_empty()).then(|| parts.join("; "))
+        Step::Send(x) => {
+            let each = x.expect_each.as_deref();
+            sends::sent_words(NOUNS, x.count, x.expect.as_deref(), each)
         }
+        Step::SendConcurrent(x) => {
+            let expect = x.expect.as_ref()?;
+            Some(sends::together_words(&x.target, expect))
+        }
+        Step::Release(x) => sends::released_words(NOUNS, x.count, x.expect.as_deref()),
         Step::Expect(x) => {
             let mut parts = Vec::new();
             if let Some(state) = &x.state {

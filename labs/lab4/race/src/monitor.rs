@@ -18,7 +18,6 @@
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
-use fixture_targets::ScriptedTarget;
 use grader_protocol::Violation;
 use race_std::sync::Arc;
 use race_std::trace::{self, Event, Held, What};
@@ -436,15 +435,15 @@ pub fn busy_loop(record: &[Event], step: Option<usize>, max_steps: u64) -> Viola
     }
 }
 
-/// A scripted target whose calls the monitor watches.
+/// A mock system whose calls the monitor watches.
 pub struct Watched {
-    inner: Arc<ScriptedTarget>,
+    inner: Arc<dyn Target>,
     limit: u64,
 }
 
 impl Watched {
     /// Watches `inner`, whose bulkhead allows `limit` calls at once.
-    pub fn new(inner: Arc<ScriptedTarget>, limit: u64) -> Self {
+    pub fn new(inner: Arc<dyn Target>, limit: u64) -> Self {
         Self { inner, limit }
     }
 }

@@ -10,7 +10,9 @@ use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::Duration;
 
-use fixture_targets::{Activity, Behaviour, ScriptedTarget};
+use fixture_claims::Claims;
+use fixture_core_banking::CoreBanking;
+use fixture_targets::{Activity, Behaviour, ScriptedTarget, System};
 use grader_protocol::{RequestOutcome, StepRecord};
 use lab4_harness::wire::{Action, Observation, TargetSnapshot};
 use race_std::quiet::Mutex;
@@ -41,10 +43,19 @@ struct Sent {
 struct World {
     clock: FakeClock,
     activity: Activity,
-    targets: Vec<Arc<ScriptedTarget>>,
+    targets: Vec<Arc<dyn System>>,
     relay: Arc<dyn RelayUnderTest>,
     sent: Vec<Sent>,
     next_id: u64,
+}
+
+/// The mock system a target of the plan is, as in the normal harness.
+fn system(name: &str, activity: &Activity) -> Arc<dyn System> {
+    match name {
+        fixture_core_banking::NAME => Arc::new(CoreBanking::new(activity.clone())),
+        fixture_claims::NAME => Arc::new(Claims::new(activity.clone())),
+        _ => Arc::new(ScriptedTarget::new(name, activity.clone())),
+    }
 }
 
 /// Runs the plan once, on the schedule the explorer is choosing now. The events (steps,
@@ -53,10 +64,10 @@ pub fn run(plan: &Plan, build: BuildRelay) {
     push(Event::Ready);
     let clock = FakeClock::new();
     let activity = Activity::new();
-    let targets: Vec<Arc<ScriptedTarget>> = plan
+    let targets: Vec<Arc<dyn System>> = plan
         .targets
         .iter()
-        .map(|t| Arc::new(ScriptedTarget::new(&t.name, activity.clone())))
+        .map(|t| system(&t.name, &activity))
         .collect();
     let wiring: Vec<(Arc<dyn Target>, TargetConfig)> = plan
         .targets
@@ -71,7 +82,7 @@ pub fn run(plan: &Plan, build: BuildRelay) {
                 },
                 max_concurrent: usize::try_from(settings.max_concurrent).unwrap_or(usize::MAX),
             };
-            let watched = Watched::new(target.clone(), settings.max_concurrent);
+            let watched = Watched::new(target.clone().into_target(), settings.max_concurrent);
             (Arc::new(watched) as Arc<dyn Target>, config)
         })
         .collect();
@@ -122,8 +133,9 @@ impl World {
                     "panic" => Behaviour::Panic,
                     code => Behaviour::Answer(code.parse().unwrap_or(Code::E500)),
                 };
+                // The grader refused the answers a system never gives.
                 if let Some(t) = self.target(target) {
-                    t.script(behaviour);
+                    let _ = t.script(behaviour);
                 }
                 Vec::new()
             }
@@ -149,7 +161,7 @@ impl World {
                 let code = answer.parse().unwrap_or(Code::E500);
                 let count = count.map_or(usize::MAX, |c| c as usize);
                 let mut ids = match self.target(target) {
-                    Some(t) => t.release(count, code),
+                    Some(t) => t.release(count, code).unwrap_or_default(),
                     None => Vec::new(),
                 };
                 ids.sort_unstable();
@@ -164,7 +176,7 @@ impl World {
         }
     }
 
-    fn target(&self, name: &str) -> Option<&ScriptedTarget> {
+    fn target(&self, name: &str) -> Option<&dyn System> {
         self.targets
             .iter()
             .find(|t| t.name() == name)
@@ -235,7 +247,7 @@ impl World {
     fn wind_down(&mut self, after_last: usize) {
         trace::note("step", after_last as u64, "");
         for t in &self.targets {
-            t.release(usize::MAX, Code::Ok);
+            t.engine().release(usize::MAX, Code::Ok);
         }
         for sent in &mut self.sent {
             if let Some(thread) = sent.thread.take() {

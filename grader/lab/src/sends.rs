@@ -1,0 +1,308 @@
+//! What labs whose scenarios send requests to scripted mocks share: judging the outcomes
+//! of `send`, `send_concurrent` and `release` steps, and knowing, while checking a
+//! scenario's steps in order, whether a mock holds calls and whether calls can be held in
+//! it. The words of the messages stay each lab's own.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use crate::limits::{MAX_CONCURRENT_REQUESTS, MAX_REQUESTS};
+use crate::{Checker, counts};
+
+/// How a lab words what its requests are and where a held one waits.
+#[derive(Clone, Copy, Debug)]
+pub struct Nouns {
+    /// One request: `request`, `message`.
+    pub request: &'static str,
+    /// Where a held request waits: `the target`, `the partner`.
+    pub mock: &'static str,
+}
+
+/// Checks a `send` step's `count` (left out: 1): at least 1, at most [`MAX_REQUESTS`].
+pub fn check_sent_count(c: &mut Checker<'_>, step: usize, count: u32, nouns: Nouns) {
+    if count == 0 {
+        c.problem(step, "count", "count must be at least 1", None);
+    }
+    let most = format!("send at most {MAX_REQUESTS} {}s", nouns.request);
+    c.at_most(step, count.into(), MAX_REQUESTS.into(), &most);
+}
+
+/// Checks a `send_concurrent` step's `count`: at least 1, at most
+/// [`MAX_CONCURRENT_REQUESTS`].
+pub fn check_together_count(c: &mut Checker<'_>, step: usize, count: u32, nouns: Nouns) {
+    if count == 0 {
+        c.problem(step, "count", "count must be at least 1", None);
+    }
+    let most = format!(
+        "start at most {MAX_CONCURRENT_REQUESTS} {}s at once (each is a thread)",
+        nouns.request
+    );
+    c.at_most(step, count.into(), MAX_CONCURRENT_REQUESTS.into(), &most);
+}
+
+/// Checks a `release` step's `count` when it has one (left out: all): at least 1, at
+/// most [`MAX_REQUESTS`].
+pub fn check_released_count(c: &mut Checker<'_>, step: usize, count: Option<u32>, nouns: Nouns) {
+    let Some(count) = count else {
+        return;
+    };
+    if count == 0 {
+        let message = "count must be at least 1 (leave it out to release all)";
+        c.problem(step, "count", message, None);
+    }
+    let most = format!("release at most {MAX_REQUESTS} {}s", nouns.request);
+    c.at_most(step, count.into(), MAX_REQUESTS.into(), &most);
+}
+
+/// A `send` step's expectation against the outcomes observed: `expect` for each of
+/// `count` requests (default 1), or `each` (its `expect_each`) in order; nothing when
+/// neither is given.
+pub fn expect_sent(
+    count: Option<u32>,
+    expect: Option<&str>,
+    each: Option<&[String]>,
+    got: &[String],
+) -> Option<(String, String)> {
+    let want: Vec<String> = match (expect, each) {
+        (Some(outcome), _) => vec![outcome.to_owned(); count.unwrap_or(1) as usize],
+        (None, Some(each)) => each.to_vec(),
+        (None, None) => return None,
+    };
+    expect_each(&want, got)
+}
+
+/// A `send` step's expectation in words: `it must end with OK`.
+pub fn sent_words(
+    nouns: Nouns,
+    count: Option<u32>,
+    expect: Option<&str>,
+    each: Option<&[String]>,
+) -> Option<String> {
+    let outcome = |o: &str| match o {
+        "held" => format!("wait inside {} (held)", nouns.mock),
+        o => format!("end with {o}"),
+    };
+    match (expect, each) {
+        (Some(o), _) if count.unwrap_or(1) == 1 => Some(format!("it must {}", outcome(o))),
+        (Some(o), _) => Some(format!("each must {}", outcome(o))),
+        (None, Some(each)) => Some(format!("in order, they must end with: {}", each.join(", "))),
+        (None, None) => None,
+    }
+}
+
+/// A `send_concurrent` step's expectation in words: `exactly 1 held in core_banking and
+/// 9 E904, in any order`.
+pub fn together_words(target: &str, expect: &BTreeMap<String, u32>) -> String {
+    let parts: Vec<String> = expect
+        .iter()
+        .filter(|(_, n)| **n > 0)
+        .map(|(o, n)| match o.as_str() {
+            "held" => format!("{n} held in {target}"),
+            o => format!("{n} {o}"),
+        })
+        .collect();
+    format!("exactly {}, in any order", parts.join(" and "))
+}
+
+/// A `release` step's expectation in words, or `None` when it expects nothing.
+pub fn released_words(nouns: Nouns, count: Option<u32>, expect: Option<&str>) -> Option<String> {
+    let mut parts = Vec::new();
+    if let Some(n) = count {
+        parts.push(format!(
+            "{n} call{} must be held",
+            if n == 1 { "" } else { "s" }
+        ));
+    }
+    if let Some(o) = expect {
+        parts.push(format!("each released {} must end with {o}", nouns.request));
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
+/// Requests sent one after the other: each must end with `want`'s outcome at its place.
+/// Returns (expected, observed) in words when they differ.
+pub fn expect_each(want: &[String], got: &[String]) -> Option<(String, String)> {
+    (want != got).then(|| (list(want), list(got)))
+}
+
+/// Requests sent at the same moment: how many must end with each outcome, in any order
+/// (outcomes expected 0 times may be listed). Returns (expected, observed) in words when
+/// they differ.
+pub fn expect_counts(want: &BTreeMap<String, u32>, got: &[String]) -> Option<(String, String)> {
+    let want: BTreeMap<String, u32> = want
+        .iter()
+        .filter(|(_, n)| **n > 0)
+        .map(|(k, v)| (k.clone(), *v))
+        .collect();
+    let mut tally: BTreeMap<String, u32> = BTreeMap::new();
+    for outcome in got {
+        *tally.entry(outcome.clone()).or_default() += 1;
+    }
+    (want != tally).then(|| (counts(&want), counts(&tally)))
+}
+
+/// Held calls released: exactly `count` of them when given, each ending with `expect`
+/// when given. Returns (expected, observed) in words at the first difference.
+pub fn expect_released(
+    count: Option<u32>,
+    expect: Option<&str>,
+    got: &[String],
+) -> Option<(String, String)> {
+    if let Some(n) = count {
+        if got.len() != n as usize {
+            return Some((
+                format!("{n} held call{} to release", if n == 1 { "" } else { "s" }),
+                format!("{} held", got.len()),
+            ));
+        }
+    }
+    let want = vec![expect?.to_owned(); got.len()];
+    expect_each(&want, got)
+}
+
+fn list(outcomes: &[String]) -> String {
+    if outcomes.is_empty() {
+        "nothing".to_owned()
+    } else {
+        outcomes.join(", ")
+    }
+}
+
+/// While a scenario's steps are checked in order: which mocks hold calls right now, and
+/// in which calls may be held, so that a concurrent send to a mock that answers at once
+/// (whose outcomes would depend on thread timing) and a release with nothing to release
+/// are refused.
+#[derive(Debug, Default)]
+pub struct Holds {
+    holding: HashMap<String, bool>,
+    may_have_held: HashSet<String>,
+}
+
+impl Holds {
+    /// Nothing holds calls yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// `target` was scripted; `hold` says whether to hold calls.
+    pub fn script(&mut self, target: &str, hold: bool) {
+        self.holding.insert(target.to_owned(), hold);
+    }
+
+    /// Requests were sent to `target` one after the other.
+    pub fn sent(&mut self, target: &str) {
+        if self.holds(target) {
+            self.may_have_held.insert(target.to_owned());
+        }
+    }
+
+    /// Requests were sent to `target` at the same moment; returns whether it holds calls,
+    /// as it must.
+    pub fn sent_together(&mut self, target: &str) -> bool {
+        self.may_have_held.insert(target.to_owned());
+        self.holds(target)
+    }
+
+    /// Whether calls to `target` can be held at this point, for a release.
+    pub fn can_release(&self, target: &str) -> bool {
+        self.may_have_held.contains(target)
+    }
+
+    fn holds(&self, target: &str) -> bool {
+        self.holding.get(target).copied().unwrap_or(false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn outcomes_are_compared_in_order_or_counted() {
+        assert_eq!(expect_each(&words(&["OK"]), &words(&["OK"])), None);
+        assert_eq!(
+            expect_each(&words(&["OK", "E904"]), &words(&["OK", "E500"])),
+            Some(("OK, E904".into(), "OK, E500".into()))
+        );
+        let want = BTreeMap::from([("held".into(), 1), ("E904".into(), 2), ("E905".into(), 0)]);
+        assert_eq!(
+            expect_counts(&want, &words(&["E904", "held", "E904"])),
+            None
+        );
+        assert_eq!(
+            expect_counts(&want, &words(&["held", "held", "E904"])),
+            Some(("2x E904, 1x held".into(), "1x E904, 2x held".into()))
+        );
+    }
+
+    #[test]
+    fn a_release_counts_its_calls_before_their_outcomes() {
+        assert_eq!(
+            expect_released(Some(2), Some("OK"), &words(&["OK"])),
+            Some(("2 held calls to release".into(), "1 held".into()))
+        );
+        assert_eq!(
+            expect_released(None, Some("OK"), &words(&["OK", "OK"])),
+            None
+        );
+        assert_eq!(expect_released(Some(1), None, &words(&["E500"])), None);
+        assert_eq!(
+            expect_released(None, Some("OK"), &[]),
+            None,
+            "nothing released, nothing to compare"
+        );
+    }
+
+    #[test]
+    fn counts_are_checked_in_the_lab_s_words() {
+        let nouns = Nouns {
+            request: "message",
+            mock: "the partner",
+        };
+        let mut c = Checker::new(&[]);
+        check_sent_count(&mut c, 0, 1000, nouns);
+        check_released_count(&mut c, 1, None, nouns);
+        check_sent_count(&mut c, 2, 0, nouns);
+        check_together_count(&mut c, 3, 101, nouns);
+        check_released_count(&mut c, 4, Some(1001), nouns);
+        let found: Vec<(usize, String)> = c
+            .into_problems()
+            .into_iter()
+            .map(|p| (p.step, p.message))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (2, "count must be at least 1".to_owned()),
+                (
+                    3,
+                    "count is 101, but one step may start at most 100 messages at once (each is a thread)"
+                        .to_owned()
+                ),
+                (
+                    4,
+                    "count is 1001, but one step may release at most 1000 messages".to_owned()
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn calls_can_be_held_only_after_a_hold_and_a_send() {
+        let mut holds = Holds::new();
+        assert!(!holds.sent_together("a"));
+        holds.script("b", true);
+        assert!(!holds.can_release("b"));
+        holds.sent("b");
+        assert!(holds.can_release("b"));
+        holds.script("c", false);
+        holds.sent("c");
+        assert!(!holds.can_release("c"));
+        holds.script("c", true);
+        assert!(holds.sent_together("c"));
+        assert!(holds.can_release("c"));
+    }
+}

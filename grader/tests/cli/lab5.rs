@@ -1,0 +1,374 @@
+//! Lab 5 through the same commands as lab 4: the reference, the skeleton, the audit (with
+//! lab 5's correct alternatives and mutants), known-wrong submissions and their reports,
+//! every format, a batch, `list` and `explain`, and the student edition.
+
+use std::path::Path;
+
+use crate::subs::{Layout, folder, json, write};
+use crate::util::{grader, kit, scratch_kit, stdout, transcript};
+
+/// Lab 5's declared files, relative to the student crate.
+const FILES: [&str; 5] = [
+    "src/observe.rs",
+    "src/window.rs",
+    "src/breaker.rs",
+    "src/bulkhead.rs",
+    "src/gateway.rs",
+];
+
+/// The reference's declared files.
+fn reference_files() -> Vec<(String, String)> {
+    FILES
+        .iter()
+        .map(|f| {
+            let path = kit().join("solutions/lab5").join(f);
+            let text = std::fs::read_to_string(&path).expect("read the reference");
+            // The reference keeps its unit tests in a file students do not have.
+            (
+                (*f).to_owned(),
+                text.replace("#[cfg(test)]\nmod tests;\n", ""),
+            )
+        })
+        .collect()
+}
+
+/// The reference with mutant `name`'s edits (`labs/lab5/mutants/`).
+fn mutant(name: &str) -> Vec<(String, String)> {
+    let path = kit().join("labs/lab5/mutants").join(format!("{name}.json"));
+    let mutant: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("JSON");
+    let mut files = reference_files();
+    for edit in mutant["edits"].as_array().expect("edits") {
+        let (file, find, replace) = (
+            edit["file"].as_str().expect("file"),
+            edit["find"].as_str().expect("find"),
+            edit["replace"].as_str().expect("replace"),
+        );
+        let entry = files.iter_mut().find(|(f, _)| f == file).expect("declared");
+        assert_eq!(entry.1.matches(find).count(), 1, "{name}: {find}");
+        entry.1 = entry.1.replacen(find, replace, 1);
+    }
+    files
+}
+
+/// A submission folder holding `files` as a crate (`src/...`).
+fn submission(test: &str, files: &[(String, String)]) -> crate::subs::Folder {
+    let dir = folder(test);
+    write(&dir, Layout::Crate, files);
+    dir
+}
+
+fn check_submission(dir: &Path, extra: &[&str]) -> std::process::Output {
+    grader()
+        .args(["check", "lab5", "--submission"])
+        .arg(dir)
+        .args(extra)
+        .output()
+        .expect("run the grader")
+}
+
+#[test]
+fn the_reference_gets_full_marks_hidden_scenarios_included() {
+    let output = grader()
+        .args(["check", "lab5", "--solution"])
+        .output()
+        .expect("run the grader");
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(0), "{}", transcript(&output));
+    assert!(
+        text.contains("Total: 182/182 points, 38 of 38 scenarios passed"),
+        "{text}"
+    );
+    let dir = submission("lab5-reference", &reference_files());
+    let output = check_submission(&dir, &["--format", "json"]);
+    let report = json(&output);
+    assert_eq!(
+        (report["score"].as_u64(), report["max_score"].as_u64()),
+        (Some(214), Some(214)),
+        "{}",
+        transcript(&output)
+    );
+}
+
+#[test]
+fn the_untouched_skeleton_gets_zero_and_starts_at_gateway_new() {
+    let output = grader()
+        .args(["check", "lab5"])
+        .output()
+        .expect("run the grader");
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{}", transcript(&output));
+    assert!(
+        text.contains("Total: 0/182 points, 0 of 38 scenarios passed"),
+        "{text}"
+    );
+    let start = "Start here:\n  38 scenarios stopped at todo!() at crates/edi_gateway/src/gateway.rs:43:9: lab 5: build one lane per flow in Gateway::new\n";
+    assert!(text.contains(start), "{text}");
+    // The handout quotes that line: it must stay true.
+    let handout = std::fs::read_to_string(kit().join("labs/lab5/README.md")).expect("read");
+    assert!(
+        handout.contains(start.trim_end()),
+        "the handout's Start here line is stale"
+    );
+    // And the first todo!() of the skeleton is the one every scenario hits.
+    let gateway = std::fs::read_to_string(kit().join("crates/edi_gateway/src/gateway.rs"))
+        .expect("read the skeleton");
+    let line = gateway.lines().nth(42).expect("line 43");
+    assert!(
+        line.trim_start()
+            .starts_with("todo!(\"lab 5: build one lane per flow"),
+        "{line}"
+    );
+}
+
+#[test]
+fn the_audit_catches_every_mutant_and_passes_the_reference() {
+    let output = grader()
+        // One pool of workers runs every scenario on the reference, the alternatives and
+        // the mutants, as for lab 4: most runs take milliseconds, and the few stuck on a
+        // held lock only wait, so many at once cost little. A lower per-scenario limit
+        // than the lab's (3 s, not 5) ends the hanging ones sooner; correct code takes
+        // milliseconds either way. One run each: lab 4's audit already shows that a
+        // verdict that changes between runs is caught, and `grader audit lab5` (three
+        // runs) is the full proof.
+        .args(["audit", "lab5", "--runs", "1", "-j", "16", "--timeout", "3"])
+        .output()
+        .expect("run the grader");
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(0), "the audit failed:\n{text}");
+    insta::assert_snapshot!("audit_matrix", text);
+}
+
+/// A lab 5 scenario with many mistakes gets every one reported in one run, in lab 5's
+/// words: a step on an unknown flow is still checked for the rest, and what it would have
+/// done to the flow is not assumed. Lab 5 has no race checks, so `"race": true` is one of
+/// the mistakes.
+#[test]
+fn every_mistake_of_a_lab5_scenario_is_reported_in_one_run() {
+    let scratch = scratch_kit(&["Cargo.toml", "labs/lab5"]);
+    let draft = "labs/lab5/drafts/many_mistakes.json";
+    let steps = [
+        r#"{"script": {"flow": "acme/ORDER", "answer": "hold"}}"#,
+        r#"{"send": {"flow": "acme/ORDERS", "count": 2, "expect_each": ["held"]}}"#,
+        r#"{"send_concurrent": {"flow": "acme/ORDERS", "count": 3, "expect": {"held": 1, "circuit_opn": 1}}}"#,
+        r#"{"release": {"flow": "globex/ORDERS", "answer": "2000"}}"#,
+        r#"{"advance": {"ms": 0}}"#,
+        r#"{"expect": {"flow": "acme/INVOIC", "state": "Open"}}"#,
+        r#"{"expect_alerts": ["00:00:00.000 acme/ORDERS opened: 11 of 10 calls failed"]}"#,
+    ];
+    let text = format!(
+        "{{\n  \"format_version\": 1,\n  \"name\": \"many_mistakes\",\n  \"title\": \"Many mistakes\",\n  \"category\": \"probes\",\n  \"points\": 3,\n  \"race\": true,\n  \"hints\": \"none\",\n  \"steps\": [\n    {}\n  ]\n}}\n",
+        steps.join(",\n    ")
+    );
+    let path = scratch.path().join(draft);
+    std::fs::create_dir_all(path.parent().expect("a folder")).expect("create drafts");
+    std::fs::write(&path, text).expect("write the draft");
+    let output = grader()
+        .current_dir(scratch.path())
+        .args(["validate", draft])
+        .output()
+        .expect("run the grader");
+    assert_eq!(output.status.code(), Some(2), "{}", transcript(&output));
+    insta::assert_snapshot!("many_mistakes", transcript(&output));
+}
+
+/// What a student sees when a failed probe does not restart the wait: the handout shows
+/// this report.
+#[test]
+fn a_wait_that_is_not_restarted_is_reported_step_by_step() {
+    let dir = submission("lab5-wait", &mutant("wait_not_restarted"));
+    let output = check_submission(&dir, &["--scenario", "op_failed_probe_restarts_wait"]);
+    assert_eq!(output.status.code(), Some(1), "{}", transcript(&output));
+    let text = stdout(&output);
+    let text = text.replace(&dir.display().to_string(), "DIR");
+    let text = text
+        .lines()
+        .filter(|l| !l.starts_with("grader "))
+        .collect::<Vec<_>>()
+        .join("\n");
+    insta::assert_snapshot!("wait_not_restarted", text);
+}
+
+/// Alerts show in the timeline next to the transition records, in the order they came.
+#[test]
+fn an_alert_on_every_failed_probe_is_reported_with_the_alerts() {
+    let dir = submission("lab5-alerts", &mutant("alert_on_every_reopen"));
+    let output = check_submission(
+        &dir,
+        &[
+            "--scenario",
+            "al_one_alert_per_outage",
+            "-v",
+            "--format",
+            "json",
+        ],
+    );
+    let report = json(&output);
+    let scenario = &report["scenarios"][0];
+    assert_eq!(scenario["status"], "failed", "{}", transcript(&output));
+    let message = scenario["message"].as_str().expect("a message");
+    assert!(
+        message.contains("00:00:10.000 acme/ORDERS opened: 1 of 1 calls failed"),
+        "{message}"
+    );
+    let timeline = scenario["timeline"].to_string();
+    assert!(
+        timeline.contains("00:00:00.000 alert: acme/ORDERS opened: 10 of 10 calls failed"),
+        "{timeline}"
+    );
+}
+
+#[test]
+fn every_format_reports_lab5() {
+    for (format, needle) in [
+        ("json", "\"lab\": \"lab5\""),
+        ("junit", "<testsuites name=\"lab5\" tests=\"38\""),
+        ("gradescope", "\"score\": 182.0"),
+    ] {
+        let output = grader()
+            .args(["check", "lab5", "--solution", "--format", format])
+            .output()
+            .expect("run the grader");
+        let text = stdout(&output);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{format}: {}",
+            transcript(&output)
+        );
+        assert!(text.contains(needle), "{format}:\n{text}");
+    }
+}
+
+#[test]
+fn a_batch_of_lab5_submissions_becomes_a_gradebook() {
+    let dir = folder("lab5-batch");
+    write(&dir.join("alice"), Layout::Crate, &reference_files());
+    write(
+        &dir.join("bob"),
+        Layout::Crate,
+        &mutant("closes_on_first_probe"),
+    );
+    let out = dir.join("results");
+    let output = grader()
+        .args(["grade", "lab5"])
+        .arg(&*dir)
+        .arg("--results-dir")
+        .arg(&out)
+        .output()
+        .expect("run the grader");
+    // Grading a batch succeeds whatever the scores: they are in the gradebook.
+    assert_eq!(output.status.code(), Some(0), "{}", transcript(&output));
+    let book = std::fs::read_to_string(out.join("gradebook.csv")).expect("the gradebook");
+    let row = |name: &str| -> Vec<String> {
+        let line = book.lines().find(|l| l.starts_with(&format!("{name},")));
+        line.expect("a row").split(',').map(str::to_owned).collect()
+    };
+    assert_eq!(row("alice")[2..4], ["214", "214"], "{book}");
+    assert_ne!(row("bob")[2], "214", "{book}");
+}
+
+#[test]
+fn list_and_explain_speak_of_flows_and_alerts() {
+    let output = grader()
+        .args(["list", "lab5"])
+        .output()
+        .expect("run the grader");
+    insta::assert_snapshot!("list", stdout(&output));
+    let output = grader()
+        .args(["explain", "lab5", "pr_exactly_n_probes_at_once"])
+        .output()
+        .expect("run the grader");
+    insta::assert_snapshot!("explain", stdout(&output));
+}
+
+/// Lines of the reference's code (its unit tests left out) that are its own: not in the
+/// skeleton, long enough to be distinctive, and neither comments nor imports.
+fn reference_only_lines() -> Vec<String> {
+    let trimmed = |text: &str| -> Vec<String> {
+        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+        code.lines().map(|l| l.trim().to_owned()).collect()
+    };
+    let skeleton: Vec<String> = FILES
+        .iter()
+        .flat_map(|f| {
+            trimmed(
+                &std::fs::read_to_string(kit().join("crates/edi_gateway").join(f)).expect("read"),
+            )
+        })
+        .collect();
+    let mut lines: Vec<String> = reference_files()
+        .iter()
+        .flat_map(|(_, text)| trimmed(text))
+        .filter(|l| {
+            l.len() >= 30 && !l.starts_with("//") && !l.starts_with("use ") && !skeleton.contains(l)
+        })
+        .collect();
+    lines.sort();
+    lines.dedup();
+    lines
+}
+
+/// The student edition of lab 5 holds the skeleton, the contract, the fixtures, the
+/// handout and the visible scenarios, and nothing of the reference, the hidden
+/// scenarios, the mutants or the alternatives.
+#[test]
+fn the_student_edition_of_lab5_leaks_nothing() {
+    use crate::release::{files, leaks};
+    let tmp = tempfile::tempdir().expect("a temporary folder");
+    let out = tmp.path().join("lab5-student");
+    let output = grader()
+        .args(["release", "lab5", "--out"])
+        .arg(&out)
+        .output()
+        .expect("run the grader");
+    assert_eq!(output.status.code(), Some(0), "{}", transcript(&output));
+    for present in [
+        "crates/edi_gateway/src/gateway.rs",
+        "crates/gateway_kit/src/lib.rs",
+        "fixtures/partners/src/lib.rs",
+        "fixtures/script/src/lib.rs",
+        "labs/lab5/README.md",
+        "labs/lab5/lab.json",
+        "labs/lab5/scenario.schema.json",
+        "labs/lab5/scenarios/pr_exactly_n_probes_at_once.json",
+        "labs/lab5/harness/main/src/main.rs",
+        "labs/lab5/plugin/src/lib.rs",
+    ] {
+        assert!(out.join(present).is_file(), "{present} missing");
+    }
+    for absent in [
+        "solutions",
+        "labs/lab5/hidden",
+        "labs/lab5/mutants",
+        "labs/lab5/alternatives",
+        "labs/lab5/SCENARIOS.md",
+    ] {
+        assert!(!out.join(absent).exists(), "{absent} released");
+    }
+    let mut needles: Vec<String> = ["probes_passed", "fn too_many_failures", "era: u64"]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+    needles.extend(reference_only_lines());
+    assert!(needles.len() > 40, "too few distinctive lines: {needles:?}");
+    for dir in ["hidden", "mutants", "alternatives"] {
+        for f in files(&kit().join("labs/lab5").join(dir)) {
+            if dir == "hidden" {
+                needles.push(
+                    f.file_stem()
+                        .expect("a name")
+                        .to_string_lossy()
+                        .into_owned(),
+                );
+            }
+            needles.push(f.display().to_string());
+        }
+    }
+    let leaks = leaks(&out, &needles);
+    assert!(
+        leaks.is_empty(),
+        "leaked into the student edition:\n{}",
+        leaks.join("\n")
+    );
+}

@@ -1,0 +1,29 @@
+//! The lab 4 rehearsal program: the rehearsal library, linked with one crate under test.
+//!
+//! The grader compiles this file once per crate it rehearses, with `relay_base` pointing at
+//! that crate, so it only adapts `relay_base::Relay` to the library's [`RelayUnderTest`].
+
+use lab4_rehearsal::RelayUnderTest;
+use relay_kit::{Code, Request, State, Transition};
+
+struct UnderTest(relay_base::Relay);
+
+impl RelayUnderTest for UnderTest {
+    fn handle(&self, request: &Request) -> Code {
+        self.0.handle(request)
+    }
+
+    fn breaker_state(&self, target: &str) -> Option<State> {
+        self.0.breaker_state(target)
+    }
+
+    fn transitions(&self) -> Vec<Transition> {
+        self.0.transitions()
+    }
+}
+
+fn main() {
+    lab4_rehearsal::main(|clock, targets| {
+        Box::new(UnderTest(relay_base::Relay::new(clock, targets)))
+    })
+}

@@ -1,0 +1,101 @@
+//! Lab 5's expectations against what its harness observed after each step.
+
+use grader_lab::{Difference, Snapshot, StepRecord, sends};
+use lab5_harness::wire::Observation;
+
+use crate::steps::Step;
+
+/// Compares one step's expectations with its record: the first difference.
+pub fn step(step: &Step, r: &StepRecord<Observation>) -> Option<Difference> {
+    check(step, r).map(|(expected, observed)| Difference { expected, observed })
+}
+
+fn check(step: &Step, r: &StepRecord<Observation>) -> Option<(String, String)> {
+    let outcomes: Vec<String> = r.requests.iter().map(|q| q.outcome.clone()).collect();
+    match step {
+        Step::Send(x) => {
+            let each = x.expect_each.as_deref();
+            sends::expect_sent(x.count, x.expect.as_deref(), each, &outcomes)
+        }
+        Step::SendConcurrent(x) => sends::expect_counts(x.expect.as_ref()?, &outcomes),
+        Step::Release(x) => sends::expect_released(x.count, x.expect.as_deref(), &outcomes),
+        Step::Expect(x) => {
+            let f = r.observation.flows.iter().find(|f| f.name == x.flow)?;
+            if let Some(state) = &x.state {
+                let got = f
+                    .state
+                    .clone()
+                    .unwrap_or_else(|| "no state (circuit_state returned None)".into());
+                if &got != state {
+                    return Some((
+                        format!("{} circuit {state}", x.flow),
+                        format!("{} circuit {got}", x.flow),
+                    ));
+                }
+            }
+            let fields = [
+                (x.calls, f.calls, "calls reached"),
+                (x.in_flight, f.in_flight, "calls in progress at"),
+                (x.peak, f.peak, "calls at once at most at"),
+            ];
+            for (want, got, words) in fields {
+                if want.is_some_and(|want| want != got) {
+                    return Some((format!("{} {words} {}", want?, x.flow), format!("{got}")));
+                }
+            }
+            for (answer, want) in x.answered.iter().flatten() {
+                let got = f.answered.get(answer).copied().unwrap_or(0);
+                if *want != got {
+                    return Some((
+                        format!("{want} calls answered {answer} by {}", x.flow),
+                        format!("{got}"),
+                    ));
+                }
+            }
+            None
+        }
+        Step::ExpectTransitions(want) => {
+            let got = r.observation.transitions.clone().unwrap_or_default();
+            (want != &got).then(|| {
+                (
+                    lines(want, "no transition records"),
+                    lines(&got, "no transition records"),
+                )
+            })
+        }
+        Step::ExpectAlerts(want) => {
+            let got = &r.observation.alerts;
+            (want != got).then(|| (lines(want, "no alerts"), lines(got, "no alerts")))
+        }
+        Step::Script(_) | Step::Advance(_) => None,
+    }
+}
+
+/// Each flow's state and counters, and the records and alerts so far.
+pub fn snapshot(o: &Observation) -> Snapshot {
+    Snapshot {
+        targets: o
+            .flows
+            .iter()
+            .map(|f| {
+                format!(
+                    "{} {} calls={} in_flight={} peak={}",
+                    f.name,
+                    f.state.as_deref().unwrap_or("?"),
+                    f.calls,
+                    f.in_flight,
+                    f.peak
+                )
+            })
+            .collect(),
+        records: o.journal.clone(),
+    }
+}
+
+fn lines(lines: &[String], none: &str) -> String {
+    if lines.is_empty() {
+        none.to_owned()
+    } else {
+        format!("[{}]", lines.join("; "))
+    }
+}

@@ -1,0 +1,137 @@
+//! Lab 5's plug-in for the grader: everything the grader knows about lab 5 that no other
+//! lab shares. Its scenario steps ([`steps`]), what they must mean ([`validate`]), what
+//! the harness does for each ([`Plugin::action`]), how its observations are judged
+//! ([`judge`]), and its words ([`words`]). The settings, actions and observations are the
+//! ones lab 5's harness speaks (`lab5_harness::wire`).
+
+pub mod judge;
+pub mod steps;
+pub mod validate;
+pub mod words;
+
+use grader_lab::{Checker, Difference, Harness, Plugin, Snapshot, StepRecord, Words};
+use lab5_harness::wire::{Action, Observation, Settings};
+
+use steps::Step;
+
+/// Lab 5: an EDI gateway with a windowed breaker, probes, alerts and a bulkhead per flow.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Lab5;
+
+/// The hint for messages stuck inside the gateway, whatever the scenario was about.
+const STUCK_HINT: &str = "A message that is neither answered nor inside the partner is still in your gateway. The usual causes: the bulkhead waits for a slot instead of returning no_capacity; a slot is never given back (a path that skips it: use a guard whose Drop gives it back); the breaker's lock is held while the partner answers, so every other message of the flow queues on the lock; a lock taken twice on one thread; or a loop that never ends.";
+
+static WORDS: Words = Words {
+    subject: "the gateway",
+    constructor: "Gateway::new",
+    observers: "Gateway::circuit_state or Gateway::transitions",
+    stuck_expected: "every message returns at once or waits inside the partner (never inside the gateway)",
+    stuck_cause: "a caller is waiting (for a lock or a slot) or looping instead of being answered at once",
+    stuck_hint: STUCK_HINT,
+    initially: "every flow's endpoint answers 200 until scripted otherwise",
+};
+
+impl Plugin for Lab5 {
+    type Settings = Settings;
+    type Step = Step;
+    type Action = Action;
+    type Observation = Observation;
+
+    fn name(&self) -> &'static str {
+        "lab5"
+    }
+
+    fn harness(&self) -> Harness {
+        Harness {
+            program: "main/src/main.rs",
+            code_under_test: "edi_gateway",
+            dependencies: &[
+                ("gateway_kit", "crates/gateway_kit"),
+                ("lab5_harness", "labs/lab5/harness"),
+            ],
+            subject_dependencies: &[("gateway_kit", "crates/gateway_kit")],
+        }
+    }
+
+    /// Lab 5 has no race checks: its concurrency rules (exactly `probes` probes however
+    /// many messages arrive at once, one alert when failures land together, the per-flow
+    /// limit) are checked by messages held inside the partners in ordinary scenarios. A
+    /// race harness for it would be lab 4's shape: twins of `gateway_kit`,
+    /// `fixture_partners` and the skeleton on `race_std`, and a driver under
+    /// `labs/lab5/race`.
+    fn race_harness(&self) -> Option<Harness> {
+        None
+    }
+
+    fn words(&self) -> &Words {
+        &WORDS
+    }
+
+    fn check_settings(&self, settings: &Settings) -> Vec<(&'static str, String)> {
+        validate::settings(settings)
+    }
+
+    fn describe_settings(&self, settings: &Settings) -> String {
+        words::settings(settings)
+    }
+
+    fn check_steps(&self, steps: &[&Step], checker: &mut Checker<'_>) {
+        validate::steps(steps, checker);
+    }
+
+    fn expects_something(&self, step: &Step) -> bool {
+        validate::expects_something(step)
+    }
+
+    fn action(&self, step: &Step) -> Action {
+        match step {
+            Step::Script(x) => Action::Script {
+                flow: x.flow.clone(),
+                answer: x.answer.clone(),
+            },
+            Step::Send(x) => Action::Send {
+                flow: x.flow.clone(),
+                count: x.count.unwrap_or(1),
+            },
+            Step::SendConcurrent(x) => Action::SendConcurrent {
+                flow: x.flow.clone(),
+                count: x.count,
+            },
+            Step::Release(x) => Action::Release {
+                flow: x.flow.clone(),
+                count: x.count,
+                answer: x.answer.clone(),
+            },
+            Step::Advance(x) => Action::Advance { ms: x.ms },
+            Step::Expect(_) | Step::ExpectTransitions(_) | Step::ExpectAlerts(_) => Action::Observe,
+        }
+    }
+
+    fn advances_clock(&self, step: &Step) -> u64 {
+        match step {
+            Step::Advance(x) => x.ms,
+            _ => 0,
+        }
+    }
+
+    fn simultaneous(&self, step: &Step) -> bool {
+        // Held calls released together return together too.
+        matches!(step, Step::SendConcurrent(_) | Step::Release(_))
+    }
+
+    fn judge(&self, step: &Step, record: &StepRecord<Observation>) -> Option<Difference> {
+        judge::step(step, record)
+    }
+
+    fn snapshot(&self, observation: &Observation) -> Snapshot {
+        judge::snapshot(observation)
+    }
+
+    fn describe(&self, step: &Step) -> String {
+        words::describe(step)
+    }
+
+    fn expectation(&self, step: &Step) -> Option<String> {
+        words::expectation(step)
+    }
+}
