@@ -148,10 +148,11 @@ pub fn grade(
     progress: &mut dyn std::io::Write,
 ) -> Result<Outcome, Error> {
     let work = build::work_dir(&lab.kit);
-    let ready = match prepare(lab, dir, selection, &work, reproduce)? {
+    let mut ready = match prepare(lab, dir, selection, &work, reproduce)? {
         Ok(ready) => ready,
         Err(rejected) => return Ok(Outcome::CouldNotGrade(rejected)),
     };
+    crate::sandbox::confine(&mut ready, &opts.confinement);
     let _ = writeln!(
         progress,
         "building {} (read as {}) ...",
