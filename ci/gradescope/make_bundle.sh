@@ -17,6 +17,7 @@ set -euo pipefail
 kit=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 out=${1:-autograder.zip}
 case $out in /*) ;; *) out="$PWD/$out" ;; esac
+mkdir -p "$(dirname "$out")"
 lab=${LAB:-lab4}
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
@@ -54,4 +55,7 @@ if [ -e "$stage/kit/$solution" ]; then
 fi
 rm -f "$out"
 (cd "$stage/kit" && zip -qr -X "$out" .)
+total=$(sed -n 's/^ *"max_score": *\([0-9]*\),*$/\1/p' "$stage/reference.json" | head -n 1)
 echo "wrote $out ($(du -h "$out" | cut -f1)): the student edition, the hidden scenarios and the Gradescope scripts, no reference solution; upload it as the Gradescope autograder" >&2
+[ -n "$total" ] || total="total_points (lab.json)"
+echo "give the Gradescope assignment $total points in all (visible and hidden scenarios: the reference's score)" >&2

@@ -241,7 +241,10 @@ fn bundle() -> Option<&'static Path> {
         for tool in ["zip", "unzip"] {
             require_tool(tool, Command::new(tool).arg("-v"));
         }
-        let zip = crate::util::test_dir("bundle").join("autograder.zip");
+        // Into a folder that does not exist yet: the script makes it.
+        let out = crate::util::test_dir("bundle").join("out");
+        let _ = std::fs::remove_dir_all(&out);
+        let zip = out.join("lab4/autograder.zip");
         let made = Command::new("bash")
             .arg(kit().join("ci/gradescope/make_bundle.sh"))
             .arg(&zip)
@@ -250,6 +253,11 @@ fn bundle() -> Option<&'static Path> {
             .output()
             .unwrap();
         assert!(made.status.success(), "{}", crate::util::transcript(&made));
+        let said = String::from_utf8_lossy(&made.stderr);
+        assert!(
+            said.contains("give the Gradescope assignment 206 points in all"),
+            "the point total for the assignment: {said}"
+        );
         Some(zip)
     })
     .as_deref()
