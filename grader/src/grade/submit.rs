@@ -152,7 +152,7 @@ pub fn grade(
     reproduce: &str,
     progress: &mut dyn std::io::Write,
 ) -> Result<Outcome, Error> {
-    let work = build::work_dir(&lab.kit);
+    let work = build::work_dir(lab);
     let mut ready = match prepare(lab, dir, selection, &work, reproduce)? {
         Ok(ready) => ready,
         Err(rejected) => return Ok(Outcome::CouldNotGrade(rejected)),

@@ -165,7 +165,12 @@ fn the_audit_catches_every_mutant_and_keeps_every_alternative_at_full_marks() {
         .output()
         .expect("run the grader");
     let text = stdout(&output);
-    assert_eq!(output.status.code(), Some(0), "the audit failed:\n{text}");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "the audit failed:\n{}",
+        transcript(&output)
+    );
     insta::assert_snapshot!("audit_matrix", text);
 }
 
