@@ -18,10 +18,9 @@ use std::path::Path;
 use sha2::{Digest, Sha256};
 
 use super::blame::{self, Linked};
+use super::profile::{Incremental, profile};
 use super::race;
-use super::{
-    Built, DEV_PROFILE, Subject, cargo_build, copy_kit_lock, harness_package, write_if_changed,
-};
+use super::{Built, Subject, cargo_build, copy_kit_lock, harness_package, write_if_changed};
 use crate::error::Error;
 use crate::lab::Lab;
 use crate::report::provenance::hex;
@@ -74,28 +73,23 @@ pub fn build_many(
         }
         planned.push(plan);
     }
-    let race_profile = if planned.iter().any(|p| p.bin().is_some()) {
-        race::profile(lab)
-    } else {
-        String::new()
-    };
-    let mut root = format!(
-        "# Written by the grader for a batch of submissions; do not edit.\n\
-         [workspace]\nresolver = \"3\"\nmembers = [{}]\n\n{DEV_PROFILE}{race_profile}",
-        members.join(", ")
-    );
     // Each submission is built once: incremental data would only cost time and disk.
-    for (k, plan) in keys.iter().zip(&planned) {
-        let mut packages = vec![format!("graded_{k}"), format!("{BIN_PREFIX}{k}")];
-        if plan.bin().is_some() {
-            packages.extend([format!("race_{k}"), format!("{RACE_PREFIX}{k}")]);
-        }
-        for package in packages {
-            root.push_str(&format!(
-                "\n[profile.dev.package.{package}]\nincremental = false\n"
-            ));
+    let mut under_test = Vec::new();
+    let mut programs = Vec::new();
+    for (s, plan) in unique.iter().zip(&planned) {
+        under_test.push(s.package.clone());
+        programs.push(format!("{BIN_PREFIX}{}", s.key));
+        if let Some(bin) = plan.bin() {
+            under_test.push(race::twin(s));
+            programs.push(bin.to_owned());
         }
     }
+    let root = format!(
+        "# Written by the grader for a batch of submissions; do not edit.\n\
+         [workspace]\nresolver = \"3\"\nmembers = [{}]\n\n{}",
+        members.join(", "),
+        profile(lab, &under_test, &programs, Incremental::No)
+    );
     write_if_changed(&ws.join("Cargo.toml"), &root)?;
     copy_kit_lock(lab, &ws)?;
     let output = cargo_build(&ws, work, &["--workspace", "--bins", "--keep-going"], None)?;

@@ -9,6 +9,7 @@
 pub mod batch;
 pub mod blame;
 pub mod materialize;
+pub mod profile;
 pub mod race;
 pub mod statics;
 
@@ -137,24 +138,26 @@ pub(crate) fn workspace(
     std::fs::create_dir_all(&ws).map_err(|e| Error::io("create", &ws, e))?;
     let bin = format!("lab_harness_{}", subject.key);
     let planned = race::plan(lab, &ws, &format!("lab_race_{}", subject.key), subject)?;
-    let (members, profile) = match planned.bin() {
-        Some(_) => ("members = [\"race\"]\n", race::profile(lab)),
-        None => ("", String::new()),
+    let mut under_test = vec![subject.package.clone()];
+    let mut programs = vec![bin.clone()];
+    let members = match planned.bin() {
+        Some(race_bin) => {
+            under_test.push(race::twin(subject));
+            programs.push(race_bin.to_owned());
+            "members = [\"race\"]\n"
+        }
+        None => "",
     };
     let manifest = format!(
         "# Written by the grader for each crate under test; do not edit.\n{}\n\
-         [workspace]\n{members}\n{DEV_PROFILE}{profile}",
-        harness_package(lab, &bin, subject)
+         [workspace]\n{members}\n{}",
+        harness_package(lab, &bin, subject),
+        profile::profile(lab, &under_test, &programs, profile::Incremental::Yes)
     );
     write_if_changed(&ws.join("Cargo.toml"), &manifest)?;
     copy_kit_lock(lab, &ws)?;
     Ok((ws, bin, planned))
 }
-
-/// The profile of every generated harness workspace. Line tables are enough for panic
-/// locations and backtraces; full debug info only slows the link that every edit of the
-/// code under test pays for.
-pub(crate) const DEV_PROFILE: &str = "[profile.dev]\ndebug = \"line-tables-only\"\n";
 
 /// The manifest of a harness package named `bin`: the lab's harness program, linked with
 /// `subject` under the crate name the program uses for the code under test.

@@ -16,28 +16,6 @@ use super::{Subject, toml_path, write_if_changed};
 use crate::error::Error;
 use crate::lab::Lab;
 
-/// Packages the race harness runs fast only when optimised: the explorer and what runs on
-/// every step of every schedule (besides the lab's race harness crates, named by its
-/// plug-in). They compile once; the code under test stays unoptimised, so an edit rebuilds
-/// as fast as for the normal harness.
-const RUNTIME: [&str; 15] = [
-    "shuttle",
-    "shuttle-engine",
-    "shuttle-std",
-    "shuttle-schedulers",
-    "corosensei",
-    "bitvec",
-    "tracing",
-    "tracing-core",
-    "rand",
-    "rand_core",
-    "rand_pcg",
-    "smallvec",
-    "scoped-tls",
-    "serde_json",
-    "grader_protocol",
-];
-
 /// The race harness of one crate under test.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Race {
@@ -98,7 +76,7 @@ pub fn plan(lab: &Lab, ws: &Path, bin: &str, subject: &Subject) -> Result<Planne
     }
     let kit = &lab.kit;
     let dir = ws.join("race");
-    let twin = format!("race_{}", subject.key);
+    let twin = twin(subject);
     let mut subject_manifest = format!(
         "# Written by the grader: the crate under test for the race checks; do not edit.\n\
          [package]\nname = \"{twin}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
@@ -130,6 +108,11 @@ pub fn plan(lab: &Lab, ws: &Path, bin: &str, subject: &Subject) -> Result<Planne
     })
 }
 
+/// The package name of the race build of `subject`.
+pub fn twin(subject: &Subject) -> String {
+    format!("race_{}", subject.key)
+}
+
 /// `name = { package = "...", path = "..." }` for the kit's package in `folder`: the race
 /// builds name packages under other crates' names (`race_std` as `std`).
 fn dependency(kit: &Path, name: &str, folder: &str) -> Result<String, Error> {
@@ -139,29 +122,6 @@ fn dependency(kit: &Path, name: &str, folder: &str) -> Result<String, Error> {
         package_name(&dir)?,
         toml_path(&dir)
     ))
-}
-
-/// The profile lines that make the explorer fast, for a workspace with race harnesses of
-/// `lab`: the runtime and the lab's race harness crates, optimised.
-pub fn profile(lab: &Lab) -> String {
-    let mut packages: Vec<String> = RUNTIME.iter().map(|p| (*p).to_owned()).collect();
-    if let Some(harness) = lab.plugin.race_harness() {
-        let folders = harness
-            .dependencies
-            .iter()
-            .chain(harness.subject_dependencies);
-        for (_, folder) in folders {
-            if let Ok(name) = package_name(&lab.kit.join(folder)) {
-                if !packages.contains(&name) {
-                    packages.push(name);
-                }
-            }
-        }
-    }
-    packages
-        .iter()
-        .map(|p| format!("\n[profile.dev.package.{p}]\nopt-level = 2\n"))
-        .collect()
 }
 
 /// The race harness's outcome, once cargo ran: the program, or why the code cannot run
@@ -199,7 +159,7 @@ fn unmodelled(errors: &[String]) -> Vec<String> {
 }
 
 /// The `name` of the package whose manifest is in `dir`.
-fn package_name(dir: &Path) -> Result<String, Error> {
+pub(crate) fn package_name(dir: &Path) -> Result<String, Error> {
     let path = dir.join("Cargo.toml");
     let text = std::fs::read_to_string(&path).map_err(|e| Error::io("read", &path, e))?;
     text.lines()

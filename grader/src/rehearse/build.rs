@@ -9,10 +9,9 @@ use std::path::{Path, PathBuf};
 use grader_lab::rehearsal::Program;
 
 use crate::build::blame::{self, Linked};
+use crate::build::profile::{Incremental, profile};
 use crate::build::race::Planned;
-use crate::build::{
-    Built, DEV_PROFILE, Subject, cargo_build, copy_kit_lock, program_package, write_if_changed,
-};
+use crate::build::{Built, Subject, cargo_build, copy_kit_lock, program_package, write_if_changed};
 use crate::error::Error;
 use crate::lab::Lab;
 
@@ -37,8 +36,15 @@ pub fn build(
         program.dependencies,
         subject,
     );
+    // The harness builds' profile, so that both share the compiled dependencies.
+    let profile = profile(
+        lab,
+        std::slice::from_ref(&subject.package),
+        std::slice::from_ref(&bin),
+        Incremental::Yes,
+    );
     let manifest = format!(
-        "# Written by the grader for each crate it rehearses; do not edit.\n{package}\n[workspace]\n\n{DEV_PROFILE}"
+        "# Written by the grader for each crate it rehearses; do not edit.\n{package}\n[workspace]\n\n{profile}"
     );
     write_if_changed(&ws.join("Cargo.toml"), &manifest)?;
     copy_kit_lock(lab, &ws)?;
