@@ -17,7 +17,7 @@ pub use race::Race;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
-use std::sync::Arc;
+use std::sync::{Arc, mpsc};
 
 use crate::error::Error;
 use crate::lab::Lab;
@@ -92,6 +92,18 @@ pub fn work_dir(lab: &Lab) -> PathBuf {
 /// Builds the lab's harness against `subject`, and its race harness when the lab has race
 /// checks, in one cargo call; a submission's in its sandbox ([`crate::sandbox`]).
 pub fn build(lab: &Lab, subject: &Subject, work: &Path) -> Result<Built, Error> {
+    build_watching(lab, subject, work, None)
+}
+
+/// [`build`], sending the harness program's path to `linked` as soon as cargo has linked
+/// it, while the race harness may still be building: the scenarios that need only the
+/// harness can start. Nothing is sent when the harness was not linked.
+pub fn build_watching(
+    lab: &Lab,
+    subject: &Subject,
+    work: &Path,
+    linked: Option<mpsc::Sender<PathBuf>>,
+) -> Result<Built, Error> {
     // A submission's workspace is written and built by one grader at a time.
     let _turn = match &subject.confined {
         Some(_) => Some(sandbox::take_turn(work, &subject.key)?),
@@ -104,7 +116,12 @@ pub fn build(lab: &Lab, subject: &Subject, work: &Path) -> Result<Built, Error> 
         // Code only the race build rejects must cost the race checks, not the lab.
         select.extend(["--workspace", "--bin", race, "--keep-going"]);
     }
-    let output = match cargo_build(&ws, work, &select, subject.confined.as_deref()) {
+    let watch = linked.map(|tx| sandbox::cargo::Watch {
+        bin: bin.clone(),
+        tx,
+    });
+    let confined = subject.confined.as_deref();
+    let output = match cargo_build_watching(&ws, work, &select, confined, watch) {
         // A build that a limit stopped is the code's doing, like a compile error.
         Err(Error::BuildStopped(why)) => return Ok(Built::CompileFailed(why)),
         other => other?,
@@ -234,9 +251,24 @@ pub(crate) fn cargo_build(
     select: &[&str],
     confined: Option<&Confinement>,
 ) -> Result<Output, Error> {
+    cargo_build_watching(ws, work, select, confined, None)
+}
+
+/// [`cargo_build`], telling `watch` as soon as its program is linked.
+pub(crate) fn cargo_build_watching(
+    ws: &Path,
+    work: &Path,
+    select: &[&str],
+    confined: Option<&Confinement>,
+    watch: Option<sandbox::cargo::Watch>,
+) -> Result<Output, Error> {
     match confined {
-        Some(c) => sandbox::cargo::confined(ws, work, select, c),
-        None => sandbox::cargo::run(sandbox::cargo::plain(ws, &work.join("cargo"), select), None),
+        Some(c) => sandbox::cargo::confined(ws, work, select, c, watch),
+        None => sandbox::cargo::run(
+            sandbox::cargo::plain(ws, &work.join("cargo"), select),
+            None,
+            watch,
+        ),
     }
 }
 

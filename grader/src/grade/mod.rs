@@ -2,6 +2,7 @@
 
 pub mod batch;
 pub mod gradebook;
+mod pool;
 pub mod race;
 mod select;
 pub mod source_scan;
@@ -13,11 +14,10 @@ pub use select::{Selection, limits, select};
 
 use std::io::Write;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::path::PathBuf;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
+
+use pool::Queue;
 
 use crate::build::{self, Built, Harness, Subject};
 use crate::error::Error;
@@ -53,7 +53,9 @@ pub fn solution_subject(lab: &Lab) -> Subject {
     }
 }
 
-/// Builds `subject` and grades it on `selection`. Progress goes to `progress`.
+/// Builds `subject` and grades it on `selection`. Progress goes to `progress`. The
+/// scenarios that need only the lab's harness start as soon as it is linked, while the
+/// race harness may still be building ([`pool`]).
 pub fn grade(
     lab: &Lab,
     subject: &Subject,
@@ -63,8 +65,30 @@ pub fn grade(
 ) -> Result<Report, Error> {
     let work = build::work_dir(lab);
     let _ = writeln!(progress, "building {} ...", subject.label);
-    let built = build::build(lab, subject, &work)?;
-    let results = match built {
+    let queue = Queue::new(&selection.scenarios, None);
+    let (linked_tx, linked) = std::sync::mpsc::channel();
+    let (built, results) = std::thread::scope(|scope| {
+        let building = scope.spawn(|| {
+            // However the build ends, race checks waiting for it are let go.
+            let _release = Release(&queue);
+            let built = build::build_watching(lab, subject, &work, Some(linked_tx));
+            queue.race_built(match &built {
+                Ok(Built::Harness(harness)) => Some(harness.race.clone()),
+                _ => None,
+            });
+            built
+        });
+        // Sent when the harness is linked; the channel closes unused when it was not.
+        let results = linked.recv().ok().map(|main| {
+            running(progress, selection);
+            pool::run(&queue, &main, subject, selection, opts, true)
+        });
+        let built = building
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (built, results)
+    });
+    let results = match built? {
         Built::CompileFailed(diagnostics) => {
             let _ = writeln!(progress, "{} does not compile", subject.label);
             return Ok(assemble(
@@ -75,17 +99,34 @@ pub fn grade(
                 Some(diagnostics),
             ));
         }
-        Built::Harness(harness) => {
-            let n = selection.scenarios.len();
-            let _ = writeln!(
-                progress,
-                "running {n} scenario{} ...",
-                if n == 1 { "" } else { "s" }
-            );
-            run_all_showing(&harness, subject, selection, opts, true)?
-        }
+        Built::Harness(harness) => match results {
+            Some(results) => collect(results)?,
+            None => {
+                running(progress, selection);
+                run_all_showing(&harness, subject, selection, opts, true)?
+            }
+        },
     };
     Ok(assemble(lab, subject, selection, results, None))
+}
+
+/// Stops a grading's queue when dropped, unless the build ended first.
+struct Release<'q>(&'q Queue<'q>);
+
+impl Drop for Release<'_> {
+    fn drop(&mut self) {
+        self.0.race_built(None);
+    }
+}
+
+/// Says that the scenarios start.
+fn running(progress: &mut dyn Write, selection: &Selection) {
+    let n = selection.scenarios.len();
+    let _ = writeln!(
+        progress,
+        "running {n} scenario{} ...",
+        if n == 1 { "" } else { "s" }
+    );
 }
 
 /// Every scenario of `selection`, marked as not run because the code does not compile.
@@ -131,52 +172,23 @@ pub fn run_all_showing(
     opts: &RunOptions,
     show: bool,
 ) -> Result<Vec<ScenarioResult>, Error> {
-    let scenarios = &selection.scenarios;
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<ScenarioResult, Error>>>> =
-        Mutex::new((0..scenarios.len()).map(|_| None).collect());
-    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
-    std::thread::scope(|scope| {
-        for _ in 0..opts.jobs.max(1).min(scenarios.len().max(1)) {
-            let done_tx = done_tx.clone();
-            let (next, results) = (&next, &results);
-            scope.spawn(move || {
-                loop {
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(scenario) = scenarios.get(i) else {
-                        break;
-                    };
-                    let outcome = run_one(harness, subject, scenario, opts, &selection.limits);
-                    if let Ok(mut all) = results.lock() {
-                        all[i] = Some(outcome);
-                    }
-                    let _ = done_tx.send(());
-                }
-            });
-        }
-        drop(done_tx);
-        let total = scenarios.len();
-        // Counts finished scenarios on standard error, redrawn in place, and clears itself
-        // so the report starts on a clean line; hidden off a terminal.
-        let bar = if show {
-            ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr())
-        } else {
-            ProgressBar::hidden()
-        };
-        bar.set_style(
-            ProgressStyle::with_template("  scenario {pos} of {len} done")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        for _ in 0..total {
-            if done_rx.recv().is_err() {
-                break;
-            }
-            bar.inc(1);
-        }
-        bar.finish_and_clear();
-    });
-    let all = results.into_inner().unwrap_or_default();
-    all.into_iter()
+    let queue = Queue::new(&selection.scenarios, Some(harness.race.clone()));
+    collect(pool::run(
+        &queue,
+        &harness.main,
+        subject,
+        selection,
+        opts,
+        show,
+    ))
+}
+
+/// Every scenario's result, or the first error.
+fn collect(
+    results: Vec<Option<Result<ScenarioResult, Error>>>,
+) -> Result<Vec<ScenarioResult>, Error> {
+    results
+        .into_iter()
         .map(|r| r.unwrap_or_else(|| Err(Error::Usage("a scenario was not run".into()))))
         .collect()
 }

@@ -136,10 +136,26 @@ pub fn plain(ws: &Path, target: &Path, select: &[&str]) -> Command {
     command
 }
 
+/// A program to be told about as soon as cargo has linked it, while cargo may still be
+/// building others: cargo's messages are read as they come.
+#[derive(Debug)]
+pub struct Watch {
+    /// The program's target name.
+    pub bin: String,
+    /// Gets the program's path, once.
+    pub tx: mpsc::Sender<PathBuf>,
+}
+
 /// Builds a submission's workspace `ws` under `c`: in a target folder of its own started
 /// from the base build, in the sandbox if there is one, under the build limits. The base
 /// build itself (the workspace named [`seed::BASE_KEY`]) gets no limits.
-pub fn confined(ws: &Path, work: &Path, select: &[&str], c: &Confinement) -> Result<Output, Error> {
+pub fn confined(
+    ws: &Path,
+    work: &Path,
+    select: &[&str],
+    c: &Confinement,
+    watch: Option<Watch>,
+) -> Result<Output, Error> {
     let key = ws
         .file_name()
         .map(|k| k.to_string_lossy().into_owned())
@@ -235,7 +251,7 @@ pub fn confined(ws: &Path, work: &Path, select: &[&str], c: &Confinement) -> Res
             },
         );
     }
-    run(command, limits)
+    run(command, limits, watch)
 }
 
 /// The folders of the path packages the workspace `ws` is built against (the kit's own
@@ -331,8 +347,13 @@ fn ask_path_packages(tc: &Toolchain, ws: &Path) -> Result<Vec<PathBuf>, Error> {
 
 /// Runs a cargo command to its end, or until `limits` stop it: standard output read as
 /// JSON messages and kept bounded, standard error up to a cap. A build stopped by a
-/// limit is [`Error::BuildStopped`], saying which.
-pub fn run(mut command: Command, limits: Option<BuildLimits>) -> Result<Output, Error> {
+/// limit is [`Error::BuildStopped`], saying which. `watch` is told when its program is
+/// linked.
+pub fn run(
+    mut command: Command,
+    limits: Option<BuildLimits>,
+    watch: Option<Watch>,
+) -> Result<Output, Error> {
     let what = command.get_program().to_owned();
     let mut child = command
         .stdin(Stdio::null())
@@ -341,7 +362,7 @@ pub fn run(mut command: Command, limits: Option<BuildLimits>) -> Result<Output, 
         .process_group(0)
         .spawn()
         .map_err(|e| Error::Cargo(format!("{}: {e}", Path::new(&what).display())))?;
-    let stdout = child.stdout.take().map(messages);
+    let stdout = child.stdout.take().map(|s| messages(s, watch));
     let stderr = child.stderr.take().map(|s| process::capture(s, STDERR_CAP));
     let (status, timed_out) = process::wait_and_kill(child, limits.map(|l| l.timeout))
         .map_err(|e| Error::Cargo(format!("{}: {e}", Path::new(&what).display())))?;
@@ -395,8 +416,12 @@ fn stopped(limits: &BuildLimits, timed_out: bool, success: bool, stderr: &str) -
 
 /// Reads cargo's JSON messages on a thread, keeping each artifact message and each
 /// compiler message with its rendered text cut to what is left of the budget; other
-/// lines, and lines longer than [`LINE_CAP`], are skipped.
-fn messages(stream: impl Read + Send + 'static) -> mpsc::Receiver<Captured> {
+/// lines, and lines longer than [`LINE_CAP`], are skipped. The artifact of `watch`'s
+/// program is passed on as soon as it is read.
+fn messages(
+    stream: impl Read + Send + 'static,
+    mut watch: Option<Watch>,
+) -> mpsc::Receiver<Captured> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         let mut reader = BufReader::new(stream);
@@ -413,8 +438,14 @@ fn messages(stream: impl Read + Send + 'static) -> mpsc::Receiver<Captured> {
                 }
                 Some(process::Line::Whole(n)) => n,
             };
-            let compact = serde_json::from_slice::<serde_json::Value>(&line)
-                .ok()
+            let msg = serde_json::from_slice::<serde_json::Value>(&line).ok();
+            if let Some((msg, w)) = msg.as_ref().zip(watch.as_ref()) {
+                if let Some(exe) = linked(msg, &w.bin) {
+                    let _ = w.tx.send(exe);
+                    watch = None;
+                }
+            }
+            let compact = msg
                 .filter(|_| count < MESSAGES)
                 .and_then(|msg| compact(&msg, &mut budget));
             match compact {
@@ -429,6 +460,13 @@ fn messages(stream: impl Read + Send + 'static) -> mpsc::Receiver<Captured> {
         let _ = tx.send(kept);
     });
     rx
+}
+
+/// The path of program `bin`, if `msg` is cargo's message that it is linked.
+fn linked(msg: &serde_json::Value, bin: &str) -> Option<PathBuf> {
+    (msg["reason"] == "compiler-artifact" && msg["target"]["name"] == bin)
+        .then(|| msg["executable"].as_str().map(PathBuf::from))
+        .flatten()
 }
 
 /// An artifact or compiler message with only the fields the grader reads, the rendered
@@ -514,7 +552,7 @@ mod tests {
         ];
         let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
         let got = process::collect(
-            messages(std::io::Cursor::new(text.into_bytes())),
+            messages(std::io::Cursor::new(text.into_bytes()), None),
             Duration::from_secs(5),
         );
         let kept: Vec<serde_json::Value> = String::from_utf8(got.bytes)
@@ -529,5 +567,45 @@ mod tests {
         assert_eq!(kept[1]["message"]["level"], "warning");
         assert_eq!(kept[1]["message"]["rendered"], "");
         assert_eq!(kept[2]["executable"], "/t/h");
+    }
+
+    /// A stream that hands out the chunks sent to it, and ends when the sender is dropped.
+    struct Chunks(mpsc::Receiver<Vec<u8>>, Vec<u8>);
+
+    impl Read for Chunks {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if self.1.is_empty() {
+                self.1 = self.0.recv().unwrap_or_default();
+            }
+            let n = buf.len().min(self.1.len());
+            buf[..n].copy_from_slice(&self.1[..n]);
+            self.1.drain(..n);
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_watched_program_is_told_as_soon_as_it_is_linked_and_only_it() {
+        let (chunks, stream) = mpsc::channel();
+        let (tx, linked) = mpsc::channel();
+        let watch = Watch {
+            bin: "h".into(),
+            tx,
+        };
+        let all = messages(Chunks(stream, Vec::new()), Some(watch));
+        let artifact = |name: &str, exe: &str| {
+            let msg = serde_json::json!({"reason": "compiler-artifact", "target": {"name": name, "src_path": "/m.rs"}, "executable": exe});
+            format!("{msg}\n").into_bytes()
+        };
+        chunks.send(artifact("other", "/t/other")).unwrap();
+        chunks.send(artifact("h", "/t/h")).unwrap();
+        // Told while cargo still runs: the stream has not ended.
+        let exe = linked.recv_timeout(Duration::from_secs(5));
+        assert_eq!(exe, Ok(PathBuf::from("/t/h")));
+        chunks.send(artifact("h", "/t/h-again")).unwrap();
+        drop(chunks);
+        let got = process::collect(all, Duration::from_secs(5));
+        assert_eq!(String::from_utf8(got.bytes).unwrap().lines().count(), 3);
+        assert!(linked.try_recv().is_err(), "told once");
     }
 }

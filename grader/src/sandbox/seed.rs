@@ -65,7 +65,7 @@ pub(super) fn build_base(c: &Confinement, work: &Path) -> Result<(PathBuf, Strin
     if let Some(race) = &race_bin {
         select.extend(["--workspace", "--bin", race]);
     }
-    let output = super::cargo::confined(&ws, work, &select, c)?;
+    let output = super::cargo::confined(&ws, work, &select, c, None)?;
     if !output.status.success() {
         let linked = [blame::Linked {
             subject: &subject,

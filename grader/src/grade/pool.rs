@@ -1,0 +1,174 @@
+//! Running a grading's scenarios `jobs` at a time, each in a process of its own.
+//!
+//! The scenarios that need only the lab's harness can start as soon as it is linked,
+//! while cargo still builds the race harness: a [`Queue`] hands them out first and holds
+//! the race checks back until the race harness is there ([`Queue::race_built`]). Once it
+//! is, the race checks go first, as each takes many times longer than any other
+//! scenario: started last, they would finish alone while the other workers sat idle.
+//! Every scenario runs in its own process, so the order in which they start changes no
+//! verdict, and the results keep the scenarios' own order.
+
+use std::path::Path;
+use std::sync::mpsc;
+use std::sync::{Condvar, Mutex, MutexGuard};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::{RunOptions, Selection, run_one};
+use crate::build::{Harness, Race, Subject};
+use crate::error::Error;
+use crate::report::ScenarioResult;
+use crate::scenario::Scenario;
+
+/// The scenarios of a grading, handed out to the workers one at a time.
+pub struct Queue<'a> {
+    scenarios: &'a [Scenario],
+    state: Mutex<State>,
+    changed: Condvar,
+}
+
+struct State {
+    /// Whether each scenario was handed out.
+    started: Vec<bool>,
+    /// The race harness.
+    race: Pending,
+}
+
+/// The race harness, as far as the build has got.
+#[derive(Clone, Debug)]
+enum Pending {
+    /// Still building.
+    Building,
+    /// Built, or why there is none.
+    Ready(Race),
+    /// The grading stops: the build failed after all. No more scenarios start.
+    Stopped,
+}
+
+/// One scenario to run: its index, and the race harness for a race check.
+enum Job {
+    Plain(usize),
+    Race(usize, Race),
+}
+
+impl<'a> Queue<'a> {
+    /// A queue whose race harness is `race`, or still building when `None`.
+    pub fn new(scenarios: &'a [Scenario], race: Option<Race>) -> Queue<'a> {
+        Queue {
+            scenarios,
+            state: Mutex::new(State {
+                started: vec![false; scenarios.len()],
+                race: race.map_or(Pending::Building, Pending::Ready),
+            }),
+            changed: Condvar::new(),
+        }
+    }
+
+    /// The build ended: with the race harness (or why there is none), or, on `None`, in a
+    /// way that stops the grading. Only the first call counts.
+    pub fn race_built(&self, race: Option<Race>) {
+        let mut state = self.lock();
+        if matches!(state.race, Pending::Building) {
+            state.race = race.map_or(Pending::Stopped, Pending::Ready);
+        }
+        drop(state);
+        self.changed.notify_all();
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The next scenario to run, waiting for the race harness when only race checks are
+    /// left; `None` when none is left or the grading stopped.
+    fn next(&self) -> Option<Job> {
+        let mut state = self.lock();
+        loop {
+            let left = |race: bool| {
+                (0..self.scenarios.len())
+                    .find(|&i| !state.started[i] && self.scenarios[i].race == race)
+            };
+            let job = match (&state.race, left(true), left(false)) {
+                (Pending::Stopped, _, _) => return None,
+                (Pending::Ready(race), Some(i), _) => Job::Race(i, race.clone()),
+                (_, _, Some(i)) => Job::Plain(i),
+                (Pending::Building, Some(_), None) => {
+                    state = self
+                        .changed
+                        .wait(state)
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                    continue;
+                }
+                (_, None, None) => return None,
+            };
+            let (Job::Plain(i) | Job::Race(i, _)) = &job;
+            state.started[*i] = true;
+            return Some(job);
+        }
+    }
+}
+
+/// Runs the scenarios of `queue` on `main` (and the race harness the queue hands out),
+/// `opts.jobs` at a time, counting finished scenarios on standard error when `show` (and
+/// it is a terminal). One result per scenario, in order; `None` for a scenario that was
+/// not run because the grading stopped.
+pub fn run(
+    queue: &Queue<'_>,
+    main: &Path,
+    subject: &Subject,
+    selection: &Selection,
+    opts: &RunOptions,
+    show: bool,
+) -> Vec<Option<Result<ScenarioResult, Error>>> {
+    let scenarios = queue.scenarios;
+    let results: Mutex<Vec<Option<Result<ScenarioResult, Error>>>> =
+        Mutex::new((0..scenarios.len()).map(|_| None).collect());
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    std::thread::scope(|scope| {
+        for _ in 0..opts.jobs.max(1).min(scenarios.len().max(1)) {
+            let done_tx = done_tx.clone();
+            let results = &results;
+            scope.spawn(move || {
+                while let Some(job) = queue.next() {
+                    let (i, race) = match job {
+                        Job::Plain(i) => (i, Race::None),
+                        Job::Race(i, race) => (i, race),
+                    };
+                    let harness = Harness {
+                        main: main.to_path_buf(),
+                        race,
+                    };
+                    let outcome =
+                        run_one(&harness, subject, &scenarios[i], opts, &selection.limits);
+                    if let Ok(mut all) = results.lock() {
+                        all[i] = Some(outcome);
+                    }
+                    let _ = done_tx.send(());
+                }
+            });
+        }
+        drop(done_tx);
+        // Counts finished scenarios on standard error, redrawn in place, and clears itself
+        // so the report starts on a clean line; hidden off a terminal.
+        let bar = if show {
+            ProgressBar::with_draw_target(
+                Some(scenarios.len() as u64),
+                ProgressDrawTarget::stderr(),
+            )
+        } else {
+            ProgressBar::hidden()
+        };
+        bar.set_style(
+            ProgressStyle::with_template("  scenario {pos} of {len} done")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        // Ends when every worker has ended, however many scenarios ran.
+        while done_rx.recv().is_ok() {
+            bar.inc(1);
+        }
+        bar.finish_and_clear();
+    });
+    results.into_inner().unwrap_or_default()
+}
