@@ -92,16 +92,20 @@ pub fn work_dir(lab: &Lab) -> PathBuf {
 /// Builds the lab's harness against `subject`, and its race harness when the lab has race
 /// checks, in one cargo call; a submission's in its sandbox ([`crate::sandbox`]).
 pub fn build(lab: &Lab, subject: &Subject, work: &Path) -> Result<Built, Error> {
-    build_watching(lab, subject, work, None)
+    build_watching(lab, subject, work, true, None)
 }
 
-/// [`build`], sending the harness program's path to `linked` as soon as cargo has linked
-/// it, while the race harness may still be building: the scenarios that need only the
-/// harness can start. Nothing is sent when the harness was not linked.
+/// [`build`], with the race harness only when `races` (some race check will run: a
+/// grading without one does not wait for the crate's second build; the workspace stays
+/// the same, so switching costs no rebuild), sending the harness program's path to
+/// `linked` as soon as cargo has linked it, while the race harness may still be building:
+/// the scenarios that need only the harness can start. Nothing is sent when the harness
+/// was not linked.
 pub fn build_watching(
     lab: &Lab,
     subject: &Subject,
     work: &Path,
+    races: bool,
     linked: Option<mpsc::Sender<PathBuf>>,
 ) -> Result<Built, Error> {
     // A submission's workspace is written and built by one grader at a time.
@@ -110,6 +114,7 @@ pub fn build_watching(
         None => None,
     };
     let (ws, bin, planned) = workspace(lab, subject, work)?;
+    let planned = if races { planned } else { race::Planned::None };
     let mut select = vec!["--bin", bin.as_str()];
     let race_bin = planned.bin().map(str::to_owned);
     if let Some(race) = &race_bin {

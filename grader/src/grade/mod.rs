@@ -65,13 +65,14 @@ pub fn grade(
 ) -> Result<Report, Error> {
     let work = build::work_dir(lab);
     let _ = writeln!(progress, "building {} ...", subject.label);
+    let races = selection.scenarios.iter().any(|s| s.race);
     let queue = Queue::new(&selection.scenarios, None);
     let (linked_tx, linked) = std::sync::mpsc::channel();
     let (built, results) = std::thread::scope(|scope| {
         let building = scope.spawn(|| {
             // However the build ends, race checks waiting for it are let go.
             let _release = Release(&queue);
-            let built = build::build_watching(lab, subject, &work, Some(linked_tx));
+            let built = build::build_watching(lab, subject, &work, races, Some(linked_tx));
             queue.race_built(match &built {
                 Ok(Built::Harness(harness)) => Some(harness.race.clone()),
                 _ => None,
