@@ -53,9 +53,7 @@ pub fn solution_subject(lab: &Lab) -> Subject {
     }
 }
 
-/// Builds `subject` and grades it on `selection`. Progress goes to `progress`. The
-/// scenarios that need only the lab's harness start as soon as it is linked, while the
-/// race harness may still be building ([`pool`]).
+/// Builds `subject` and grades it on `selection`. Progress goes to `progress`.
 pub fn grade(
     lab: &Lab,
     subject: &Subject,
@@ -63,8 +61,42 @@ pub fn grade(
     opts: &RunOptions,
     progress: &mut dyn Write,
 ) -> Result<Report, Error> {
-    let work = build::work_dir(lab);
     let _ = writeln!(progress, "building {} ...", subject.label);
+    Ok(
+        match build_and_run(lab, subject, selection, opts, progress)? {
+            Ran::CompileFailed(diagnostics) => assemble(
+                lab,
+                subject,
+                selection,
+                not_compiled(selection),
+                Some(diagnostics),
+            ),
+            Ran::Scenarios(results) => assemble(lab, subject, selection, results, None),
+        },
+    )
+}
+
+/// What building and running a crate under test came to.
+#[derive(Debug)]
+pub enum Ran {
+    /// It does not compile: the rendered diagnostics.
+    CompileFailed(String),
+    /// Every scenario's result, in the selection's order.
+    Scenarios(Vec<ScenarioResult>),
+}
+
+/// Builds `subject` and runs `selection` on it, counting finished scenarios on standard
+/// error; `progress` is told when the scenarios start or the code does not compile. The
+/// scenarios that need only the lab's harness start as soon as it is linked, while the
+/// race harness may still be building ([`pool`]).
+pub fn build_and_run(
+    lab: &Lab,
+    subject: &Subject,
+    selection: &Selection,
+    opts: &RunOptions,
+    progress: &mut dyn Write,
+) -> Result<Ran, Error> {
+    let work = build::work_dir(lab);
     let races = selection.scenarios.iter().any(|s| s.race);
     let queue = Queue::new(&selection.scenarios, None);
     let (linked_tx, linked) = std::sync::mpsc::channel();
@@ -82,33 +114,26 @@ pub fn grade(
         // Sent when the harness is linked; the channel closes unused when it was not.
         let results = linked.recv().ok().map(|main| {
             running(progress, selection);
-            pool::run(&queue, &main, subject, selection, opts, true)
+            pool::run(&queue, &main, subject, selection, opts)
         });
         let built = building
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         (built, results)
     });
-    let results = match built? {
+    match built? {
         Built::CompileFailed(diagnostics) => {
             let _ = writeln!(progress, "{} does not compile", subject.label);
-            return Ok(assemble(
-                lab,
-                subject,
-                selection,
-                not_compiled(selection),
-                Some(diagnostics),
-            ));
+            Ok(Ran::CompileFailed(diagnostics))
         }
-        Built::Harness(harness) => match results {
+        Built::Harness(harness) => Ok(Ran::Scenarios(match results {
             Some(results) => collect(results)?,
             None => {
                 running(progress, selection);
-                run_all_showing(&harness, subject, selection, opts, true)?
+                run_all(&harness, subject, selection, opts)?
             }
-        },
-    };
-    Ok(assemble(lab, subject, selection, results, None))
+        })),
+    }
 }
 
 /// Stops a grading's queue when dropped, unless the build ended first.
@@ -154,34 +179,16 @@ pub fn not_compiled(selection: &Selection) -> Vec<ScenarioResult> {
         .collect()
 }
 
-/// Runs every scenario, `opts.jobs` at a time, and judges each.
-pub fn run_all(
+/// Runs every scenario on a harness built before, `opts.jobs` at a time, counting finished
+/// scenarios on standard error (when it is a terminal).
+fn run_all(
     harness: &Harness,
     subject: &Subject,
     selection: &Selection,
     opts: &RunOptions,
-) -> Result<Vec<ScenarioResult>, Error> {
-    run_all_showing(harness, subject, selection, opts, false)
-}
-
-/// [`run_all`], counting finished scenarios on standard error when `show` (and it is a
-/// terminal).
-pub fn run_all_showing(
-    harness: &Harness,
-    subject: &Subject,
-    selection: &Selection,
-    opts: &RunOptions,
-    show: bool,
 ) -> Result<Vec<ScenarioResult>, Error> {
     let queue = Queue::new(&selection.scenarios, Some(harness.race.clone()));
-    collect(pool::run(
-        &queue,
-        &harness.main,
-        subject,
-        selection,
-        opts,
-        show,
-    ))
+    collect(pool::run(&queue, &harness.main, subject, selection, opts))
 }
 
 /// Every scenario's result, or the first error.

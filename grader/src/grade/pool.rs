@@ -111,8 +111,8 @@ impl<'a> Queue<'a> {
 }
 
 /// Runs the scenarios of `queue` on `main` (and the race harness the queue hands out),
-/// `opts.jobs` at a time, counting finished scenarios on standard error when `show` (and
-/// it is a terminal). One result per scenario, in order; `None` for a scenario that was
+/// `opts.jobs` at a time, counting finished scenarios on standard error (when it is a
+/// terminal). One result per scenario, in order; `None` for a scenario that was
 /// not run because the grading stopped.
 pub fn run(
     queue: &Queue<'_>,
@@ -120,7 +120,6 @@ pub fn run(
     subject: &Subject,
     selection: &Selection,
     opts: &RunOptions,
-    show: bool,
 ) -> Vec<Option<Result<ScenarioResult, Error>>> {
     let scenarios = queue.scenarios;
     let results: Mutex<Vec<Option<Result<ScenarioResult, Error>>>> =
@@ -152,14 +151,10 @@ pub fn run(
         drop(done_tx);
         // Counts finished scenarios on standard error, redrawn in place, and clears itself
         // so the report starts on a clean line; hidden off a terminal.
-        let bar = if show {
-            ProgressBar::with_draw_target(
-                Some(scenarios.len() as u64),
-                ProgressDrawTarget::stderr(),
-            )
-        } else {
-            ProgressBar::hidden()
-        };
+        let bar = ProgressBar::with_draw_target(
+            Some(scenarios.len() as u64),
+            ProgressDrawTarget::stderr(),
+        );
         bar.set_style(
             ProgressStyle::with_template("  scenario {pos} of {len} done")
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),

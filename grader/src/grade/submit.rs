@@ -7,9 +7,9 @@ use std::path::Path;
 use super::submission::{Outcome, Rejected, Submission, collect, key};
 use crate::build::blame::{replace_path, tidy};
 use crate::build::materialize::materialize;
-use crate::build::{self, Built, Subject};
+use crate::build::{self, Subject};
 use crate::error::Error;
-use crate::grade::{self, RunOptions, Selection};
+use crate::grade::{self, Ran, RunOptions, Selection};
 use crate::lab::Lab;
 use crate::report::Report;
 use crate::report::provenance::Provenance;
@@ -86,36 +86,6 @@ pub fn prepare(
     }
 }
 
-/// Builds a prepared submission. Code that does not compile is a result, not an error;
-/// so is a crate whose public items differ from what the harness calls (a changed
-/// signature of `Relay::new`, say): see [`crate::build::blame`].
-pub fn build(lab: &Lab, ready: &Ready, work: &Path) -> Result<Built, Error> {
-    build::build(lab, &ready.subject, work)
-}
-
-/// Runs the scenarios on a built submission and puts the report together.
-pub fn finish(
-    lab: &Lab,
-    ready: &Ready,
-    built: Built,
-    selection: &Selection,
-    opts: &RunOptions,
-) -> Result<Report, Error> {
-    Ok(match built {
-        Built::CompileFailed(diagnostics) => report_from(
-            lab,
-            ready,
-            selection,
-            grade::not_compiled(selection),
-            Some(diagnostics),
-        ),
-        Built::Harness(harness) => {
-            let results = grade::run_all(&harness, &ready.subject, selection, opts)?;
-            report_from(lab, ready, selection, results, None)
-        }
-    })
-}
-
 /// The report of a submission from its scenario results (or compile errors), with paths
 /// as people know them and the provenance.
 pub fn report_from(
@@ -164,21 +134,17 @@ pub fn grade(
         ready.subject.label,
         super::submission::describe(lab, ready.submission.layout, &ready.submission.found_in)
     );
-    let built = build(lab, &ready, &work)?;
-    match &built {
-        Built::CompileFailed(_) => {
-            let _ = writeln!(progress, "{} does not compile", ready.subject.label);
-        }
-        Built::Harness(_) => {
-            let n = selection.scenarios.len();
-            let _ = writeln!(
-                progress,
-                "running {n} scenario{} ...",
-                if n == 1 { "" } else { "s" }
-            );
-        }
-    }
-    finish(lab, &ready, built, selection, opts).map(Outcome::Graded)
+    let results = match grade::build_and_run(lab, &ready.subject, selection, opts, progress)? {
+        Ran::CompileFailed(diagnostics) => report_from(
+            lab,
+            &ready,
+            selection,
+            grade::not_compiled(selection),
+            Some(diagnostics),
+        ),
+        Ran::Scenarios(results) => report_from(lab, &ready, selection, results, None),
+    };
+    Ok(Outcome::Graded(results))
 }
 
 /// `text` with each graded file's place in the kit (`crates/relay_base/src/breaker.rs`)
