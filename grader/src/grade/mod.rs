@@ -137,7 +137,7 @@ pub fn build_and_run(
 }
 
 /// Stops a grading's queue when dropped, unless the build ended first.
-struct Release<'q>(&'q Queue<'q>);
+struct Release<'q>(&'q Queue);
 
 impl Drop for Release<'_> {
     fn drop(&mut self) {

@@ -21,8 +21,9 @@ use crate::report::ScenarioResult;
 use crate::scenario::Scenario;
 
 /// The scenarios of a grading, handed out to the workers one at a time.
-pub struct Queue<'a> {
-    scenarios: &'a [Scenario],
+pub struct Queue {
+    /// Whether each scenario is a race check.
+    races: Vec<bool>,
     state: Mutex<State>,
     changed: Condvar,
 }
@@ -46,20 +47,26 @@ enum Pending {
 }
 
 /// One scenario to run: its index, and the race harness for a race check.
+#[derive(Debug, PartialEq, Eq)]
 enum Job {
     Plain(usize),
     Race(usize, Race),
 }
 
-impl<'a> Queue<'a> {
-    /// A queue whose race harness is `race`, or still building when `None`.
-    pub fn new(scenarios: &'a [Scenario], race: Option<Race>) -> Queue<'a> {
+impl Queue {
+    /// A queue of `scenarios` whose race harness is `race`, or still building when `None`.
+    pub fn new(scenarios: &[Scenario], race: Option<Race>) -> Queue {
+        Queue::of(scenarios.iter().map(|s| s.race).collect(), race)
+    }
+
+    /// A queue of scenarios of which those marked in `races` are race checks.
+    fn of(races: Vec<bool>, race: Option<Race>) -> Queue {
         Queue {
-            scenarios,
             state: Mutex::new(State {
-                started: vec![false; scenarios.len()],
+                started: vec![false; races.len()],
                 race: race.map_or(Pending::Building, Pending::Ready),
             }),
+            races,
             changed: Condvar::new(),
         }
     }
@@ -87,8 +94,7 @@ impl<'a> Queue<'a> {
         let mut state = self.lock();
         loop {
             let left = |race: bool| {
-                (0..self.scenarios.len())
-                    .find(|&i| !state.started[i] && self.scenarios[i].race == race)
+                (0..self.races.len()).find(|&i| !state.started[i] && self.races[i] == race)
             };
             let job = match (&state.race, left(true), left(false)) {
                 (Pending::Stopped, _, _) => return None,
@@ -110,18 +116,18 @@ impl<'a> Queue<'a> {
     }
 }
 
-/// Runs the scenarios of `queue` on `main` (and the race harness the queue hands out),
-/// `opts.jobs` at a time, counting finished scenarios on standard error (when it is a
-/// terminal). One result per scenario, in order; `None` for a scenario that was
-/// not run because the grading stopped.
+/// Runs the scenarios of `selection` as `queue` (made of them) hands them out, on `main`
+/// or the race harness, `opts.jobs` at a time, counting finished scenarios on standard
+/// error (when it is a terminal). One result per scenario, in order; `None` for a
+/// scenario that was not run because the grading stopped.
 pub fn run(
-    queue: &Queue<'_>,
+    queue: &Queue,
     main: &Path,
     subject: &Subject,
     selection: &Selection,
     opts: &RunOptions,
 ) -> Vec<Option<Result<ScenarioResult, Error>>> {
-    let scenarios = queue.scenarios;
+    let scenarios = &selection.scenarios;
     let results: Mutex<Vec<Option<Result<ScenarioResult, Error>>>> =
         Mutex::new((0..scenarios.len()).map(|_| None).collect());
     let (done_tx, done_rx) = mpsc::channel::<()>();
@@ -166,4 +172,70 @@ pub fn run(
         bar.finish_and_clear();
     });
     results.into_inner().unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn race() -> Race {
+        Race::Ready(PathBuf::from("/race"))
+    }
+
+    fn all(queue: &Queue) -> Vec<Job> {
+        std::iter::from_fn(|| queue.next()).collect()
+    }
+
+    #[test]
+    fn with_the_race_harness_built_every_scenario_is_handed_out_once_race_checks_first() {
+        let queue = Queue::of(vec![false, true, false, true], Some(race()));
+        let jobs = all(&queue);
+        assert_eq!(
+            jobs,
+            [
+                Job::Race(1, race()),
+                Job::Race(3, race()),
+                Job::Plain(0),
+                Job::Plain(2),
+            ]
+        );
+    }
+
+    #[test]
+    fn while_the_race_harness_builds_the_others_start_and_race_checks_wait_for_it() {
+        let queue = Queue::of(vec![true, false, true, false], None);
+        assert_eq!(queue.next(), Some(Job::Plain(1)));
+        assert_eq!(queue.next(), Some(Job::Plain(3)));
+        std::thread::scope(|s| {
+            // Only race checks are left: the worker waits for the race harness rather
+            // than end (which would leave them unrun).
+            let waiting = s.spawn(|| queue.next());
+            queue.race_built(Some(race()));
+            assert_eq!(waiting.join().ok().flatten(), Some(Job::Race(0, race())));
+        });
+        assert_eq!(queue.next(), Some(Job::Race(2, race())));
+        assert_eq!(queue.next(), None);
+    }
+
+    #[test]
+    fn a_build_that_fails_late_stops_the_queue_and_releases_waiting_workers() {
+        let queue = Queue::of(vec![true, false, false], None);
+        assert_eq!(queue.next(), Some(Job::Plain(1)));
+        queue.race_built(None);
+        assert_eq!(
+            queue.next(),
+            None,
+            "no scenario starts after the build failed"
+        );
+        // A later report of the race harness changes nothing.
+        queue.race_built(Some(race()));
+        assert_eq!(queue.next(), None);
+        let queue = Queue::of(vec![true], None);
+        std::thread::scope(|s| {
+            let waiting = s.spawn(|| queue.next());
+            queue.race_built(None);
+            assert_eq!(waiting.join().ok().flatten(), None);
+        });
+    }
 }

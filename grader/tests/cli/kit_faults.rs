@@ -57,8 +57,11 @@ fn grade_folder(kit: &Path, root: &Path, submissions: &Path) -> (Output, serde_j
 
 /// A type error in the kit's harness program is the kit's fault in `check`,
 /// `--submission` and `grade` alike: exit 3, "the kit itself is broken", never "the
-/// grader cannot call your code". Then, in the same kit, a lab whose published scenarios
-/// are gone stops `check` with exit 3 instead of grading 0/0 as full marks.
+/// grader cannot call your code". Then, in the same kit (sharing its builds): a race
+/// harness that does not compile while the lab's harness does stops a grading whose
+/// ordinary scenarios have already started, with exit 3 and no report; and a lab whose
+/// published scenarios are gone stops `check` with exit 3 instead of grading 0/0 as full
+/// marks.
 #[test]
 fn a_broken_harness_program_and_a_lab_without_scenarios_are_the_kits_fault() {
     let root = test_dir("kit-faults");
@@ -117,6 +120,27 @@ fn a_broken_harness_program_and_a_lab_without_scenarios_are_the_kits_fault() {
     );
 
     std::fs::write(&main, &program).expect("repair the harness program");
+    let race = kit.join("labs/lab4/race/src/lib.rs");
+    let race_lib = std::fs::read_to_string(&race).expect("read the race harness");
+    std::fs::write(
+        &race,
+        format!("{race_lib}\nconst RACE_KIT_FAULT: u32 = \"not a number\";\n"),
+    )
+    .expect("break the race harness");
+    let o = run(&kit, &root, &["check", "lab4", "--solution"]);
+    let t = transcript(&o);
+    assert_eq!(o.status.code(), Some(3), "{t}");
+    assert!(t.contains("the kit itself is broken"), "{t}");
+    assert!(
+        t.contains("RACE_KIT_FAULT"),
+        "the compiler's words are shown:\n{t}"
+    );
+    assert!(
+        o.stdout.is_empty(),
+        "no report of a grading that stopped:\n{t}"
+    );
+    std::fs::write(&race, &race_lib).expect("repair the race harness");
+
     let scenarios = kit.join("labs/lab4/scenarios");
     for entry in std::fs::read_dir(&scenarios).expect("read").flatten() {
         std::fs::remove_file(entry.path()).expect("remove a scenario");
