@@ -4,7 +4,9 @@
 //! while cargo still builds the race harness: a [`Queue`] hands them out first and holds
 //! the race checks back until the race harness is there ([`Queue::race_built`]). Once it
 //! is, the race checks go first, as each takes many times longer than any other
-//! scenario: started last, they would finish alone while the other workers sat idle.
+//! scenario: with more workers than race checks, started last they would finish alone
+//! while the other workers sat idle (with 2 workers, the order measured neither faster
+//! nor slower).
 //! Every scenario runs in its own process, so the order in which they start changes no
 //! verdict, and the results keep the scenarios' own order.
 
