@@ -93,6 +93,9 @@ pub fn findings(
             )),
             _ => {}
         }
+        if whole {
+            problems.extend(start_here_problem(column, mutant));
+        }
         for name in &mutant.caught_by {
             if !scenarios.iter().any(|(s, _)| s == name) {
                 if !whole {
@@ -124,6 +127,35 @@ pub fn findings(
     problems
 }
 
+/// Whether the report of `column` names its mistake first: its "Start here" is a
+/// scenario its file names in `caught_by`, shown with that scenario's hint. A mutant
+/// that cannot be led there honestly says why (`start_here_misleads_because`).
+fn start_here_problem(column: &Column, mutant: &Mutant) -> Option<String> {
+    let names_it = column
+        .start_here
+        .as_ref()
+        .is_some_and(|l| l.hint.is_some() && mutant.caught_by.contains(&l.scenario));
+    match (&column.start_here, names_it, &mutant.start_here_misleads_because) {
+        (_, true, Some(_)) => Some(format!(
+            "mutant {}'s report starts at a scenario its caught_by names, with its hint, but its file says why it cannot: remove start_here_misleads_because",
+            column.name
+        )),
+        (_, true, None) | (_, false, Some(_)) => None,
+        (None, false, None) => Some(format!(
+            "mutant {}'s report has no \"Start here\": no scenario fails at a step",
+            column.name
+        )),
+        (Some(lead), false, None) => Some(format!(
+            "mutant {}'s report starts at {} step {} ({}) {}, not at a scenario its caught_by names: sharpen the scenarios, or say in its file why (start_here_misleads_because)",
+            column.name,
+            lead.scenario,
+            lead.step,
+            lead.action,
+            if lead.hint.is_some() { "with that scenario's hint" } else { "without a hint" },
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -147,6 +179,8 @@ mod tests {
                 .collect(),
             compile_errors: None,
             caught_once_because: None,
+            start_here: None,
+            start_here_misleads_because: None,
         }
     }
 
@@ -158,6 +192,7 @@ mod tests {
             mistake: String::new(),
             caught_by: caught_by.iter().map(|s| (*s).to_owned()).collect(),
             caught_once_because: once.map(str::to_owned),
+            start_here_misleads_because: None,
             edits: Vec::new(),
         }
     }
