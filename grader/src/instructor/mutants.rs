@@ -39,7 +39,7 @@ pub struct Mutant {
     /// `caught_by` names with that scenario's hint. Without this, the audit fails when it
     /// does not.
     #[serde(default)]
-    pub start_here_misleads_because: Option<String>,
+    pub start_here_elsewhere_because: Option<String>,
     /// Edits to the reference solution, applied in order.
     pub edits: Vec<Edit>,
 }

@@ -129,15 +129,19 @@ pub fn findings(
 
 /// Whether the report of `column` names its mistake first: its "Start here" is a
 /// scenario its file names in `caught_by`, shown with that scenario's hint. A mutant
-/// that cannot be led there honestly says why (`start_here_misleads_because`).
+/// that cannot be led there honestly says why (`start_here_elsewhere_because`).
 fn start_here_problem(column: &Column, mutant: &Mutant) -> Option<String> {
     let names_it = column
         .start_here
         .as_ref()
         .is_some_and(|l| l.hint.is_some() && mutant.caught_by.contains(&l.scenario));
-    match (&column.start_here, names_it, &mutant.start_here_misleads_because) {
+    match (
+        &column.start_here,
+        names_it,
+        &mutant.start_here_elsewhere_because,
+    ) {
         (_, true, Some(_)) => Some(format!(
-            "mutant {}'s report starts at a scenario its caught_by names, with its hint, but its file says why it cannot: remove start_here_misleads_because",
+            "mutant {}'s report starts at a scenario its caught_by names, with its hint, but its file says why it cannot: remove start_here_elsewhere_because",
             column.name
         )),
         (_, true, None) | (_, false, Some(_)) => None,
@@ -146,12 +150,16 @@ fn start_here_problem(column: &Column, mutant: &Mutant) -> Option<String> {
             column.name
         )),
         (Some(lead), false, None) => Some(format!(
-            "mutant {}'s report starts at {} step {} ({}) {}, not at a scenario its caught_by names: sharpen the scenarios, or say in its file why (start_here_misleads_because)",
+            "mutant {}'s report starts at {} step {} ({}) {}, not at a scenario its caught_by names: sharpen the scenarios, or say in its file why (start_here_elsewhere_because)",
             column.name,
             lead.scenario,
             lead.step,
             lead.action,
-            if lead.hint.is_some() { "with that scenario's hint" } else { "without a hint" },
+            if lead.hint.is_some() {
+                "with that scenario's hint"
+            } else {
+                "without a hint"
+            },
         )),
     }
 }
@@ -180,7 +188,7 @@ mod tests {
             compile_errors: None,
             caught_once_because: None,
             start_here: None,
-            start_here_misleads_because: None,
+            start_here_elsewhere_because: None,
         }
     }
 
@@ -192,7 +200,7 @@ mod tests {
             mistake: String::new(),
             caught_by: caught_by.iter().map(|s| (*s).to_owned()).collect(),
             caught_once_because: once.map(str::to_owned),
-            start_here_misleads_because: None,
+            start_here_elsewhere_because: None,
             edits: Vec::new(),
         }
     }

@@ -159,7 +159,7 @@ pub fn write_matrix(audit: &Audit, out: &mut dyn Write) -> std::io::Result<()> {
             None => "nowhere".to_owned(),
         };
         write!(out, "{:>3}. {:<name_width$} {place}", i + 1, c.name)?;
-        match &c.start_here_misleads_because {
+        match &c.start_here_elsewhere_because {
             Some(why) => writeln!(out, " (cannot name it: {why})")?,
             None => writeln!(out)?,
         }

@@ -73,7 +73,7 @@ pub fn audit(
     for m in &mutants {
         let mut c = column(&m.name, &m.title, Role::Mutant);
         c.caught_once_because = m.caught_once_because.clone();
-        c.start_here_misleads_because = m.start_here_misleads_because.clone();
+        c.start_here_elsewhere_because = m.start_here_elsewhere_because.clone();
         subjects.push((mutants::subject(lab, &work, m)?, c));
     }
     let mut harnesses: Vec<Option<Harness>> = Vec::new();
@@ -154,7 +154,7 @@ fn column(name: &str, title: &str, role: Role) -> Column {
         compile_errors: None,
         caught_once_because: None,
         start_here: None,
-        start_here_misleads_because: None,
+        start_here_elsewhere_because: None,
     }
 }
 

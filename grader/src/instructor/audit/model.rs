@@ -49,7 +49,7 @@ pub struct Column {
     pub start_here: Option<Lead>,
     /// A mutant's reason why its report's "Start here" cannot name its mistake.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub start_here_misleads_because: Option<String>,
+    pub start_here_elsewhere_because: Option<String>,
 }
 
 /// The audit's findings.
