@@ -149,6 +149,10 @@ fn start_here_problem(column: &Column, mutant: &Mutant) -> Option<String> {
             "mutant {}'s report has no \"Start here\": no scenario fails at a step",
             column.name
         )),
+        (Some(lead), false, None) if mutant.caught_by.contains(&lead.scenario) => Some(format!(
+            "mutant {}'s report starts at {} step {} ({}), a scenario its caught_by names, but without its hint: the step is outside the steps the hint is about (hint_from_step, hint_until_step)",
+            column.name, lead.scenario, lead.step, lead.action,
+        )),
         (Some(lead), false, None) => Some(format!(
             "mutant {}'s report starts at {} step {} ({}) {}, not at a scenario its caught_by names: sharpen the scenarios, or say in its file why (start_here_elsewhere_because)",
             column.name,
@@ -167,7 +171,7 @@ fn start_here_problem(column: &Column, mutant: &Mutant) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::Status;
+    use crate::report::{Lead, Status};
 
     fn column(name: &str, role: Role, failed: &[&str], scenarios: &[&str]) -> Column {
         Column {
@@ -187,8 +191,23 @@ mod tests {
                 .collect(),
             compile_errors: None,
             caught_once_because: None,
-            start_here: None,
+            start_here: (role == Role::Mutant)
+                .then(|| failed.first().map(|s| lead(s, true)))
+                .flatten(),
             start_here_elsewhere_because: None,
+        }
+    }
+
+    /// A "Start here" at `scenario`, with its hint or without.
+    fn lead(scenario: &str, hint: bool) -> Lead {
+        Lead {
+            scenario: scenario.into(),
+            step: 3,
+            action: "check core_banking".into(),
+            expected: "core_banking breaker OPEN".into(),
+            observed: "core_banking breaker CLOSED".into(),
+            shared_by: 2,
+            hint: hint.then(|| "the scenario's hint".into()),
         }
     }
 
@@ -219,7 +238,7 @@ mod tests {
         let problems = findings(
             &scenarios(&names),
             &columns,
-            &[mutant("m1", &["weakened"], None)],
+            &[mutant("m1", &["sharp", "weakened"], None)],
             Scope::WHOLE,
         );
         assert_eq!(
@@ -322,7 +341,7 @@ mod tests {
         );
         assert_eq!(
             findings(&scenarios(&names), &columns, &mutants, Scope::WHOLE).len(),
-            4
+            5
         );
     }
 
@@ -346,6 +365,53 @@ mod tests {
             findings(&scenarios(&names), &columns, &mutants, Scope::WHOLE),
             [
                 "states catches no mutant: make it sharper, or mark it \"smoke\": true if it only checks that things work"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_start_here_that_does_not_name_the_mistake_is_named() {
+        let names = ["about_it", "elsewhere"];
+        let at = |name: &str, scenario: &str, hint: bool| {
+            let mut c = column(name, Role::Mutant, &names, &names);
+            c.start_here = Some(lead(scenario, hint));
+            c
+        };
+        let mut nowhere = column("nowhere", Role::Mutant, &names, &names);
+        nowhere.start_here = None;
+        let columns = [
+            column("reference", Role::Reference, &[], &names),
+            at("named", "about_it", true),
+            at("wrong_place", "elsewhere", true),
+            at("no_hint", "about_it", false),
+            at("explained", "elsewhere", true),
+            at("stale", "about_it", true),
+            nowhere,
+        ];
+        let with_reason = |name: &str| {
+            let mut m = mutant(name, &["about_it"], None);
+            m.start_here_elsewhere_because = Some("only a hidden scenario shows it".into());
+            m
+        };
+        let mutants = [
+            mutant("named", &["about_it"], None),
+            mutant("wrong_place", &["about_it"], None),
+            mutant("no_hint", &["about_it"], None),
+            with_reason("explained"),
+            with_reason("stale"),
+            mutant("nowhere", &["about_it"], None),
+        ];
+        let problems: Vec<String> = findings(&scenarios(&names), &columns, &mutants, Scope::WHOLE)
+            .into_iter()
+            .filter(|p| p.contains("Start here") || p.contains("report"))
+            .collect();
+        assert_eq!(
+            problems,
+            [
+                "mutant wrong_place's report starts at elsewhere step 3 (check core_banking) with that scenario's hint, not at a scenario its caught_by names: sharpen the scenarios, or say in its file why (start_here_elsewhere_because)",
+                "mutant no_hint's report starts at about_it step 3 (check core_banking), a scenario its caught_by names, but without its hint: the step is outside the steps the hint is about (hint_from_step, hint_until_step)",
+                "mutant stale's report starts at a scenario its caught_by names, with its hint, but its file says why it cannot: remove start_here_elsewhere_because",
+                "mutant nowhere's report has no \"Start here\": no scenario fails at a step",
             ]
         );
     }
