@@ -11,6 +11,8 @@ pub struct Scope {
     pub all_scenarios: bool,
     /// Every mutant ran. Otherwise a scenario that catches none of them may catch another.
     pub all_mutants: bool,
+    /// The lab asks that each mutant's "Start here" names its mistake.
+    pub start_here: bool,
 }
 
 #[cfg(test)]
@@ -19,6 +21,7 @@ impl Scope {
     pub const WHOLE: Scope = Scope {
         all_scenarios: true,
         all_mutants: true,
+        start_here: true,
     };
 }
 
@@ -93,7 +96,7 @@ pub fn findings(
             )),
             _ => {}
         }
-        if whole {
+        if whole && scope.start_here {
             problems.extend(start_here_problem(column, mutant));
         }
         for name in &mutant.caught_by {
@@ -334,7 +337,8 @@ mod tests {
                 &mutants,
                 Scope {
                     all_scenarios: false,
-                    all_mutants: true
+                    all_mutants: true,
+                    start_here: true
                 }
             ),
             Vec::<String>::new()
@@ -356,6 +360,7 @@ mod tests {
         let some_mutants = Scope {
             all_scenarios: true,
             all_mutants: false,
+            start_here: true,
         };
         assert_eq!(
             findings(&scenarios(&names), &columns, &mutants, some_mutants),

@@ -141,14 +141,18 @@ pub fn write_matrix(audit: &Audit, out: &mut dyn Write) -> std::io::Result<()> {
             None => writeln!(out)?,
         }
     }
-    if !mutants.is_empty() {
+    if !mutants.is_empty() && audit.start_here_audited {
         writeln!(out)?;
         writeln!(
             out,
             "Where each mutant's report says to start (hint: the scenario's hint is shown; observed: only what differed):"
         )?;
     }
-    for (i, c) in mutants.iter().enumerate() {
+    for (i, c) in mutants
+        .iter()
+        .enumerate()
+        .filter(|_| audit.start_here_audited)
+    {
         let place = match &c.start_here {
             Some(l) => format!(
                 "{} step {} ({})",

@@ -127,6 +127,7 @@ pub fn audit(
     let scope = findings::Scope {
         all_scenarios: !some_scenarios,
         all_mutants: !some_mutants,
+        start_here: lab.manifest.start_here_audited,
     };
     let problems = findings::findings(&scenarios, &columns, &mutants, scope);
     let hidden = selection
@@ -142,6 +143,7 @@ pub fn audit(
         problems,
         some_scenarios,
         some_mutants,
+        start_here_audited: lab.manifest.start_here_audited,
     })
 }
 

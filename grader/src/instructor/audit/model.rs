@@ -69,6 +69,9 @@ pub struct Audit {
     /// Whether only some of the lab's mutants ran (`--mutant`). Whether each scenario
     /// catches a mutant is then not checked: it may catch one of the others.
     pub some_mutants: bool,
+    /// Whether the lab asks that each mutant's "Start here" names its mistake; the
+    /// matrix then shows where each report starts.
+    pub start_here_audited: bool,
 }
 
 /// Whether a column failed a scenario in its first run.
