@@ -1,26 +1,61 @@
 #!/usr/bin/env bash
-# Writes the Gradescope autograder zip: setup.sh and run_autograder at its root, beside
-# the kit they grade with. Upload the zip as the assignment's autograder (Configure
-# Autograder, Zip file upload). Build it from the instructors' edition of the kit: the
-# hidden scenarios then run on Gradescope, which never shows students the zip.
+# Writes the Gradescope autograder zip from the instructors' edition of the kit, with
+# setup.sh and run_autograder at its root. Upload it under Configure Autograder (Zip file
+# upload).
+#
+# The reference solution is checked here, on your machine, and never shipped: first the
+# reference is graded as a submission would be, hidden scenarios included, and must get
+# full marks; then the zip is made from the student edition (`grader release`, which
+# leaves out the solutions, the mutants, the instructors' notes and the grader's tests)
+# plus the lab's hidden scenarios, which the grader alone reads on Gradescope.
+#
 # Usage: ci/gradescope/make_bundle.sh [OUT.zip]   (default: ./autograder.zip)
+# Environment: LAB (default lab4); GRADER, a grader program to use instead of building
+# the kit's.
 set -euo pipefail
 
 kit=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 out=${1:-autograder.zip}
 case $out in /*) ;; *) out="$PWD/$out" ;; esac
+mkdir -p "$(dirname "$out")"
+lab=${LAB:-lab4}
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 
-if git -C "$kit" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-  # Tracked files and new ones that are not ignored: never target/ or .git.
-  (cd "$kit" && git ls-files -z --cached --others --exclude-standard |
-    xargs -0 -I{} sh -c '[ -e "$1" ] && cp --parents -- "$1" "$2"' _ {} "$stage")
-else
-  tar -C "$kit" --exclude=./target --exclude=./.git -cf - . | tar -C "$stage" -xf -
+grader=${GRADER:-}
+if [ -z "$grader" ]; then
+  echo "building the grader ..." >&2
+  cargo build -q --release --locked -p grader --manifest-path "$kit/Cargo.toml"
+  grader="$kit/target/release/grader"
 fi
-cp "$kit/ci/gradescope/setup.sh" "$kit/ci/gradescope/run_autograder" "$stage/"
-chmod +x "$stage/setup.sh" "$stage/run_autograder"
+
+echo "checking the reference solution on every scenario, hidden ones included ..." >&2
+solution=$(sed -n 's/.*"solution_crate": *"\([^"]*\)".*/\1/p' "$kit/labs/$lab/lab.json")
+if [ -z "$solution" ] || [ ! -d "$kit/$solution" ]; then
+  echo "error: no reference solution in $kit (bundle the instructors' edition)" >&2
+  exit 1
+fi
+# The reference is the kit's own code: no sandbox needed to grade it here.
+if ! "$grader" --kit "$kit" --color never check "$lab" --submission "$kit/$solution" \
+  --no-sandbox --format json --output "$stage/reference.json"; then
+  echo "error: the reference solution ($solution) does not get full marks; fix the kit before bundling" >&2
+  exit 1
+fi
+
+echo "writing the student edition and the hidden scenarios ..." >&2
+"$grader" --kit "$kit" --color never release "$lab" --out "$stage/kit" >&2
+if [ -d "$kit/labs/$lab/hidden" ]; then
+  cp -R "$kit/labs/$lab/hidden" "$stage/kit/labs/$lab/hidden"
+fi
+cp "$kit/ci/gradescope/setup.sh" "$kit/ci/gradescope/run_autograder" "$stage/kit/"
+chmod +x "$stage/kit/setup.sh" "$stage/kit/run_autograder"
+if [ -e "$stage/kit/$solution" ]; then
+  echo "error: $solution would be shipped" >&2
+  exit 1
+fi
 rm -f "$out"
-(cd "$stage" && zip -qr -X "$out" .)
-echo "wrote $out ($(du -h "$out" | cut -f1)); upload it as the Gradescope autograder" >&2
+(cd "$stage/kit" && zip -qr -X "$out" .)
+total=$(sed -n 's/^ *"max_score": *\([0-9]*\),*$/\1/p' "$stage/reference.json" | head -n 1)
+echo "wrote $out ($(du -h "$out" | cut -f1)): the student edition, the hidden scenarios and the Gradescope scripts, no reference solution; upload it as the Gradescope autograder" >&2
+[ -n "$total" ] || total="total_points (lab.json)"
+echo "give the Gradescope assignment $total points in all (visible and hidden scenarios: the reference's score)" >&2

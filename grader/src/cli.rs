@@ -69,6 +69,20 @@ pub struct RunArgs {
     /// lab's).
     #[arg(long, value_name = "MB", value_parser = at_least::<{ crate::run::runner::MIN_MEMORY_MB }>)]
     pub memory_mb: Option<u64>,
+
+    /// Wall-clock seconds one build of a submission may take (default: the lab's).
+    #[arg(long, value_name = "SECONDS")]
+    pub build_timeout: Option<f64>,
+
+    /// CPU seconds each process of a submission's build may use, 1 or more (default:
+    /// the lab's).
+    #[arg(long, value_name = "SECONDS", value_parser = at_least::<1>)]
+    pub build_cpu_seconds: Option<u64>,
+
+    /// Megabytes of memory each process of a submission's build may map, 256 or more
+    /// (default: the lab's).
+    #[arg(long, value_name = "MB", value_parser = at_least::<256>)]
+    pub build_memory_mb: Option<u64>,
 }
 
 /// A whole number of at least `MIN`, or why not.
@@ -109,6 +123,12 @@ pub struct CheckArgs {
     #[arg(long, value_name = "N", requires = "scenarios")]
     pub schedule: Option<u64>,
 
+    /// With --submission: grade without the sandbox that keeps the code away from the
+    /// reference, the hidden scenarios and other submissions. Only for a machine that
+    /// holds nothing the code must not read; the results say it ran without one.
+    #[arg(long, requires = "submission")]
+    pub no_sandbox: bool,
+
     /// Report format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
@@ -146,6 +166,17 @@ pub struct GradeArgs {
     /// Format of the per-submission results files.
     #[arg(long, value_enum, default_value_t = Format::Json)]
     pub format: Format,
+
+    /// Grade only this scenario (a name, or the path of a scenario file); repeat for
+    /// more. Default: every scenario, hidden ones included.
+    #[arg(long = "scenario", value_name = "NAME_OR_PATH")]
+    pub scenarios: Vec<String>,
+
+    /// Grade without the sandbox that keeps each submission away from the reference, the
+    /// hidden scenarios and the other submissions. Only for a machine that holds nothing
+    /// the code must not read; the results say they ran without one.
+    #[arg(long)]
+    pub no_sandbox: bool,
 
     /// How to run scenarios; --jobs is the number of submissions graded at once.
     #[command(flatten)]

@@ -44,6 +44,12 @@ pub enum Error {
     },
     /// Cargo could not be started.
     Cargo(String),
+    /// No sandbox for submissions can be set up on this machine, and grading without one
+    /// was not asked for.
+    Sandbox(String),
+    /// A build of a submission was stopped by one of its limits; graded as code that does
+    /// not compile.
+    BuildStopped(String),
     /// A lab's files are missing or cannot be used: the kit is broken.
     BrokenLab {
         /// The lab.
@@ -82,6 +88,8 @@ impl Error {
             Error::Io { .. }
             | Error::KitBuild { .. }
             | Error::Cargo(_)
+            | Error::Sandbox(_)
+            | Error::BuildStopped(_)
             | Error::NoPlugin { .. }
             | Error::BrokenLab { .. } => exit::KIT_FAILURE,
         }
@@ -146,6 +154,11 @@ impl fmt::Display for Error {
                 f,
                 "cannot run cargo: {why}\n  help: install Rust with rustup, or set CARGO to cargo's path"
             ),
+            Error::Sandbox(why) => write!(
+                f,
+                "cannot set up the sandbox that keeps submissions away from the reference, the hidden scenarios and each other, so nothing was graded: {why}\n  help: install bubblewrap (apt-get install bubblewrap) and allow user namespaces, or run the grader as root on a kernel with Landlock; see docs/ci.md. Only on a machine that holds nothing a submission must not read, pass --no-sandbox to grade without it (the results then say so)"
+            ),
+            Error::BuildStopped(why) => write!(f, "{why}"),
         }
     }
 }

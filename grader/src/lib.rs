@@ -22,6 +22,7 @@ pub mod labs;
 pub mod rehearse;
 pub mod report;
 pub mod run;
+pub mod sandbox;
 pub mod scenario;
 
 use std::io::{IsTerminal, Write};

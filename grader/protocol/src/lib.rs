@@ -127,6 +127,23 @@ pub struct RequestOutcome {
     pub outcome: String,
 }
 
+/// Bytes of a panic message a harness records: the grader reads results files of bounded
+/// size, and a report shows a message, not a flood.
+pub const PANIC_MESSAGE_CAP: usize = 8 * 1024;
+
+/// A panic's message as a harness records it: `text`, cut to [`PANIC_MESSAGE_CAP`] bytes
+/// (at a character boundary) with a note saying how much was left out.
+pub fn panic_message(text: &str) -> String {
+    if text.len() <= PANIC_MESSAGE_CAP {
+        return text.to_owned();
+    }
+    let mut end = PANIC_MESSAGE_CAP;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{} [... {} more bytes cut]", &text[..end], text.len() - end)
+}
+
 /// A panic in the code under test.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -11,6 +11,11 @@ use crate::build::{Subject, write_if_changed};
 use crate::error::Error;
 use crate::lab::Lab;
 
+/// The lints of every crate the grader builds from a student's or a mutant's files:
+/// `unsafe` is forbidden, so an `allow` in one of the files cannot lift it (the handout
+/// says so), and the rule is the same whatever `lib.rs` says.
+pub(crate) const FORBID_UNSAFE: &str = "\n[lints.rust]\nunsafe_code = \"forbid\"\n";
+
 /// Copies the `src/` folder of `base` (relative to the kit) into
 /// `<work>/builds/<key>/subject/`, after `change` has edited the files (keyed by their path
 /// relative to `src/`), writes its manifest, and returns it as a subject whose paths are
@@ -56,6 +61,7 @@ pub fn materialize(
             crate::build::toml_path(&lab.kit.join(path))
         ));
     }
+    manifest.push_str(FORBID_UNSAFE);
     write_if_changed(&dir.join("Cargo.toml"), &manifest)?;
     Ok(Subject {
         key: key.to_owned(),
@@ -66,6 +72,7 @@ pub fn materialize(
         // builds apart in the shared target folder.
         package: format!("graded_{key}"),
         shown_dir: PathBuf::from(shown_dir),
+        confined: None,
     })
 }
 

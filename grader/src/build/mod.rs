@@ -15,10 +15,12 @@ pub mod statics;
 pub use race::Race;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
+use std::sync::Arc;
 
 use crate::error::Error;
 use crate::lab::Lab;
+use crate::sandbox::{self, Confinement};
 
 /// A crate to grade.
 #[derive(Clone, Debug)]
@@ -33,6 +35,9 @@ pub struct Subject {
     pub package: String,
     /// How to show paths inside `crate_dir` to people (`crates/relay_base`).
     pub shown_dir: PathBuf,
+    /// For a submission's code: how its builds and scenario runs are confined
+    /// ([`crate::sandbox`]). `None` for the kit's own crates and a student's own crate.
+    pub confined: Option<Arc<Confinement>>,
 }
 
 impl Subject {
@@ -76,30 +81,25 @@ pub fn work_dir(kit: &Path) -> PathBuf {
 }
 
 /// Builds the lab's harness against `subject`, and its race harness when the lab has race
-/// checks, in one cargo call.
+/// checks, in one cargo call; a submission's in its sandbox ([`crate::sandbox`]).
 pub fn build(lab: &Lab, subject: &Subject, work: &Path) -> Result<Built, Error> {
-    let ws = work.join("builds").join(&subject.key);
-    std::fs::create_dir_all(&ws).map_err(|e| Error::io("create", &ws, e))?;
-    let bin = format!("lab_harness_{}", subject.key);
-    let planned = race::plan(lab, &ws, &format!("lab_race_{}", subject.key), subject)?;
-    let (members, profile) = match planned.bin() {
-        Some(_) => ("members = [\"race\"]\n", race::profile(lab)),
-        None => ("", String::new()),
+    // A submission's workspace is written and built by one grader at a time.
+    let _turn = match &subject.confined {
+        Some(_) => Some(sandbox::take_turn(work, &subject.key)?),
+        None => None,
     };
-    let manifest = format!(
-        "# Written by the grader for each crate under test; do not edit.\n{}\n\
-         [workspace]\n{members}\n{DEV_PROFILE}{profile}",
-        harness_package(lab, &bin, subject)
-    );
-    write_if_changed(&ws.join("Cargo.toml"), &manifest)?;
-    copy_kit_lock(lab, &ws)?;
+    let (ws, bin, planned) = workspace(lab, subject, work)?;
     let mut select = vec!["--bin", bin.as_str()];
     let race_bin = planned.bin().map(str::to_owned);
     if let Some(race) = &race_bin {
         // Code only the race build rejects must cost the race checks, not the lab.
         select.extend(["--workspace", "--bin", race, "--keep-going"]);
     }
-    let output = cargo_build(&ws, work, &select)?;
+    let output = match cargo_build(&ws, work, &select, subject.confined.as_deref()) {
+        // A build that a limit stopped is the code's doing, like a compile error.
+        Err(Error::BuildStopped(why)) => return Ok(Built::CompileFailed(why)),
+        other => other?,
+    };
     let linked = [blame::Linked {
         subject,
         manifest: ws.join("Cargo.toml"),
@@ -115,6 +115,32 @@ pub fn build(lab: &Lab, subject: &Subject, work: &Path) -> Result<Built, Error> 
             log: "cargo said nothing about the harness".into(),
         })
     })
+}
+
+/// Writes the generated workspace of `subject` (`<work>/builds/<key>/`, with its race
+/// packages when the lab has race checks); returns its folder, the harness program's name
+/// and what was written for the race harness.
+pub(crate) fn workspace(
+    lab: &Lab,
+    subject: &Subject,
+    work: &Path,
+) -> Result<(PathBuf, String, race::Planned), Error> {
+    let ws = work.join("builds").join(&subject.key);
+    std::fs::create_dir_all(&ws).map_err(|e| Error::io("create", &ws, e))?;
+    let bin = format!("lab_harness_{}", subject.key);
+    let planned = race::plan(lab, &ws, &format!("lab_race_{}", subject.key), subject)?;
+    let (members, profile) = match planned.bin() {
+        Some(_) => ("members = [\"race\"]\n", race::profile(lab)),
+        None => ("", String::new()),
+    };
+    let manifest = format!(
+        "# Written by the grader for each crate under test; do not edit.\n{}\n\
+         [workspace]\n{members}\n{DEV_PROFILE}{profile}",
+        harness_package(lab, &bin, subject)
+    );
+    write_if_changed(&ws.join("Cargo.toml"), &manifest)?;
+    copy_kit_lock(lab, &ws)?;
+    Ok((ws, bin, planned))
 }
 
 /// The profile of every generated harness workspace. Line tables are enough for panic
@@ -166,33 +192,41 @@ pub(crate) fn program_package(
 }
 
 /// Starts a generated workspace from the kit's lock file, so it builds with the versions
-/// the kit was tested with and reuses their compiled artifacts.
+/// the kit was tested with and reuses their compiled artifacts; and starts it again from
+/// the kit's lock whenever that changed since (a kit update), since cargo, offline in the
+/// sandbox, cannot resolve the versions an old lock lacks. `Cargo.lock.kit` keeps the
+/// copy it started from: cargo rewrites `Cargo.lock` itself to add the workspace's own
+/// packages.
 pub(crate) fn copy_kit_lock(lab: &Lab, ws: &Path) -> Result<(), Error> {
     let lock = ws.join("Cargo.lock");
+    let started_from = ws.join("Cargo.lock.kit");
     let kit_lock = lab.kit.join("Cargo.lock");
-    if !lock.exists() && kit_lock.exists() {
-        std::fs::copy(&kit_lock, &lock).map_err(|e| Error::io("copy", &kit_lock, e))?;
+    let Ok(kit_text) = std::fs::read(&kit_lock) else {
+        return Ok(());
+    };
+    let current = lock.exists() && std::fs::read(&started_from).is_ok_and(|t| t == kit_text);
+    if !current {
+        std::fs::write(&lock, &kit_text).map_err(|e| Error::io("write", &lock, e))?;
+        std::fs::write(&started_from, &kit_text)
+            .map_err(|e| Error::io("write", &started_from, e))?;
     }
     Ok(())
 }
 
-/// Runs `cargo build` on the generated workspace `ws` into the shared target folder, with
-/// JSON messages on standard output; `select` names what to build.
-pub(crate) fn cargo_build(ws: &Path, work: &Path, select: &[&str]) -> Result<Output, Error> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    Command::new(&cargo)
-        .arg("build")
-        .arg("--manifest-path")
-        .arg(ws.join("Cargo.toml"))
-        .arg("--target-dir")
-        .arg(work.join("cargo"))
-        .arg("--message-format=json-diagnostic-rendered-ansi")
-        .args(select)
-        .env_remove("CARGO_TARGET_DIR")
-        .env("CARGO_TERM_COLOR", "never")
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| Error::Cargo(format!("{}: {e}", Path::new(&cargo).display())))
+/// Runs `cargo build` on the generated workspace `ws` with JSON messages on standard
+/// output; `select` names what to build. The kit's own crates build into the shared
+/// target folder; a submission's (`confined`) into its own, under its limits and in its
+/// sandbox ([`sandbox::cargo::confined`]). What cargo prints is kept bounded either way.
+pub(crate) fn cargo_build(
+    ws: &Path,
+    work: &Path,
+    select: &[&str],
+    confined: Option<&Confinement>,
+) -> Result<Output, Error> {
+    match confined {
+        Some(c) => sandbox::cargo::confined(ws, work, select, c),
+        None => sandbox::cargo::run(sandbox::cargo::plain(ws, &work.join("cargo"), select), None),
+    }
 }
 
 /// Removes terminal colour sequences.

@@ -109,6 +109,7 @@ pub fn plan(lab: &Lab, ws: &Path, bin: &str, subject: &Subject) -> Result<Planne
     for (name, folder) in harness.subject_dependencies {
         subject_manifest.push_str(&dependency(kit, name, folder)?);
     }
+    subject_manifest.push_str(super::materialize::FORBID_UNSAFE);
     write_if_changed(&dir.join("subject/Cargo.toml"), &subject_manifest)?;
     let mut harness_manifest = format!(
         "# Written by the grader: the race harness for one crate under test; do not edit.\n\

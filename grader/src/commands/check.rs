@@ -69,12 +69,15 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
         return Ok(status(&report));
     };
     let command = provenance::command(&lab.manifest.name, "--submission .", &args.scenarios);
-    let graded = grade::select(&lab, true, &args.scenarios).and_then(|selection| {
-        let selection = super::with_limits(selection, &args.run);
-        one_race_scenario(&selection, args.schedule)?;
-        submit::grade(&lab, dir, &selection, &opts, &command, ctx.err)
-            .map(|outcome| (selection, outcome))
-    });
+    let graded = super::confinement(&lab, &args.run, args.no_sandbox)
+        .map(|c| opts.confinement = Some(c))
+        .and_then(|()| grade::select(&lab, true, &args.scenarios))
+        .and_then(|selection| {
+            let selection = super::with_limits(selection, &args.run);
+            one_race_scenario(&selection, args.schedule)?;
+            submit::grade(&lab, dir, &selection, &opts, &command, ctx.err)
+                .map(|outcome| (selection, outcome))
+        });
     let (selection, outcome) = match graded {
         Ok(graded) => graded,
         Err(e) => {

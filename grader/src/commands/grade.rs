@@ -43,7 +43,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: GradeArgs) -> Result<u8, Error> {
     // mostly sleeps.
     opts.jobs = 1;
     let pool = (2 * cores).max(jobs);
-    let selection = super::with_limits(grade::select(&lab, true, &[])?, &args.run);
+    let selection = super::with_limits(grade::select(&lab, true, &args.scenarios)?, &args.run);
     let render = Render {
         format: args.format,
         hints: true,
@@ -61,6 +61,15 @@ pub fn exec(ctx: &mut Ctx<'_>, args: GradeArgs) -> Result<u8, Error> {
     };
     std::fs::create_dir_all(&args.results_dir)
         .map_err(|e| Error::io("create", &args.results_dir, e))?;
+    match super::confinement(&lab, &args.run, args.no_sandbox) {
+        Ok(c) => opts.confinement = Some(c),
+        Err(e) => {
+            // Still a gradebook: every submission in it, none graded, and why.
+            let book = grade::batch::none_graded(&lab, &selection, &submissions, &e)?;
+            write_gradebook(&book, &args.results_dir)?;
+            return Err(e);
+        }
+    }
     let work = crate::build::work_dir(&lab.kit);
     let batch = Batch {
         lab: &lab,
@@ -76,7 +85,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: GradeArgs) -> Result<u8, Error> {
         render: &render_one,
         work: &work,
     };
-    let command = provenance::command(&lab.manifest.name, "--submission .", &[]);
+    let command = provenance::command(&lab.manifest.name, "--submission .", &args.scenarios);
     let total = submissions.len();
     let bar = progress_bar(total);
     let _ = writeln!(

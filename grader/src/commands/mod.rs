@@ -12,11 +12,13 @@ pub mod watch;
 
 use std::io::Write;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use crate::cli::RunArgs;
 use crate::error::Error;
 use crate::grade::RunOptions;
 use crate::lab::Lab;
+use crate::sandbox::{BuildLimits, Confinement};
 
 /// What every command gets: where the kit is, and where to write.
 pub struct Ctx<'a> {
@@ -73,8 +75,49 @@ pub fn run_options(lab: &Lab, args: &RunArgs, backtrace: bool) -> Result<RunOpti
                 lab: lab.manifest.name.clone(),
                 settings,
             }),
+        confinement: None,
     })
 }
+
+/// How submissions are confined: the sandbox (none when `unconfined`, the instructor's
+/// `--no-sandbox`) and the build limits, from the lab and the command line's overrides.
+/// Fails when no sandbox can be set up and none was waived.
+pub fn confinement(
+    lab: &Lab,
+    args: &RunArgs,
+    unconfined: bool,
+) -> Result<std::sync::Arc<Confinement>, Error> {
+    let l = &lab.manifest.limits;
+    let timeout = match args.build_timeout {
+        Some(s) if s.is_finite() && s > 0.0 => Duration::from_secs_f64(s),
+        Some(s) => {
+            return Err(Error::Usage(format!(
+                "--build-timeout must be a positive number of seconds, not {s}"
+            )));
+        }
+        None => Duration::from_millis(l.build_timeout_ms.unwrap_or(DEFAULT_BUILD_TIMEOUT_MS)),
+    };
+    let limits = BuildLimits {
+        timeout,
+        cpu_seconds: args
+            .build_cpu_seconds
+            .or(l.build_cpu_seconds)
+            .or(Some(DEFAULT_BUILD_CPU_SECONDS)),
+        memory_bytes: args
+            .build_memory_mb
+            .or(l.build_memory_mb)
+            .or(Some(DEFAULT_BUILD_MEMORY_MB))
+            .map(|mb| mb.saturating_mul(1024 * 1024)),
+    };
+    Confinement::for_submissions(lab, limits, unconfined)
+}
+
+/// A submission's build, when its lab sets no limit: the wall time of the whole build,
+/// the CPU time and the memory of each of its processes. A submission builds in seconds
+/// and a few hundred megabytes.
+const DEFAULT_BUILD_TIMEOUT_MS: u64 = 120_000;
+const DEFAULT_BUILD_CPU_SECONDS: u64 = 120;
+const DEFAULT_BUILD_MEMORY_MB: u64 = 2048;
 
 /// A selection whose per-scenario CPU and memory limits follow the command line where it
 /// overrides the lab.

@@ -6,14 +6,17 @@ use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError, mpsc};
 
+use super::Selection;
 use super::gradebook::{
-    Batch, CategoryColumn, Gradebook, Progress, Row, error_row, file_names, max_score, write,
+    Batch, CategoryColumn, Gradebook, Progress, Row, error_row, error_row_for, file_names,
+    max_score, write,
 };
 use crate::build::{self, Built, Subject};
 use crate::error::Error;
 use crate::grade::submission::Outcome;
 use crate::grade::submit::{self, Ready};
 use crate::grade::{self, Stopwatch};
+use crate::lab::Lab;
 use crate::report::provenance::Provenance;
 use crate::report::{SCHEMA_VERSION, ScenarioResult};
 
@@ -61,7 +64,10 @@ pub fn grade(
                             let row = write(batch, name, &files[index], &outcome, clock.elapsed());
                             finish(index, row);
                         }
-                        Ok(Ok(r)) => ready.push((index, r)),
+                        Ok(Ok(mut r)) => {
+                            crate::sandbox::confine(&mut r, &batch.opts.confinement);
+                            ready.push((index, r));
+                        }
                     }
                 }
                 if ready.is_empty() {
@@ -126,25 +132,6 @@ pub fn grade(
             progress(event);
         }
     });
-    let provenance = Provenance::new(batch.lab, &batch.selection.scenarios, &[], String::new())?;
-    let categories = batch
-        .lab
-        .manifest
-        .categories
-        .iter()
-        .map(|c| CategoryColumn {
-            id: c.id.clone(),
-            title: c.title.clone(),
-            max_score: batch
-                .selection
-                .scenarios
-                .iter()
-                .filter(|s| s.category == c.id)
-                .map(|s| s.points)
-                .sum(),
-        })
-        .filter(|c| c.max_score > 0)
-        .collect();
     let submissions = rows
         .into_iter()
         .zip(submissions)
@@ -158,13 +145,57 @@ pub fn grade(
             })
         })
         .collect();
+    let sandbox = batch.opts.confinement.as_ref().map(|c| c.describe());
+    book(batch.lab, batch.selection, submissions, sandbox)
+}
+
+/// The gradebook of a batch that could not be graded at all (no sandbox could be set
+/// up, say): every submission is its row, marked as failed in the grader, with why.
+pub fn none_graded(
+    lab: &Lab,
+    selection: &Selection,
+    submissions: &[(String, PathBuf)],
+    why: &Error,
+) -> Result<Gradebook, Error> {
+    let rows = submissions
+        .iter()
+        .map(|(name, _)| error_row_for(name, selection, why))
+        .collect();
+    book(lab, selection, rows, None)
+}
+
+/// The gradebook around its rows.
+fn book(
+    lab: &Lab,
+    selection: &Selection,
+    submissions: Vec<Row>,
+    sandbox: Option<String>,
+) -> Result<Gradebook, Error> {
+    let provenance = Provenance::new(lab, &selection.scenarios, &[], String::new())?;
+    let categories = lab
+        .manifest
+        .categories
+        .iter()
+        .map(|c| CategoryColumn {
+            id: c.id.clone(),
+            title: c.title.clone(),
+            max_score: selection
+                .scenarios
+                .iter()
+                .filter(|s| s.category == c.id)
+                .map(|s| s.points)
+                .sum(),
+        })
+        .filter(|c| c.max_score > 0)
+        .collect();
     Ok(Gradebook {
         schema_version: SCHEMA_VERSION,
-        lab: batch.lab.manifest.name.clone(),
+        lab: lab.manifest.name.clone(),
         kit_version: provenance.kit_version,
         scenarios: provenance.scenarios,
         scenarios_sha256: provenance.scenarios_sha256,
-        max_score: max_score(batch.selection),
+        max_score: max_score(selection),
+        sandbox,
         categories,
         submissions,
     })

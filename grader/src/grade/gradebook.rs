@@ -24,6 +24,7 @@ use crate::grade::submission::Outcome;
 use crate::grade::{RunOptions, Selection};
 use crate::lab::Lab;
 use crate::report::Status;
+use crate::report::clip::{COMPILE_ERRORS, clip};
 
 /// A row's status: the submission was graded (whatever its points).
 pub const GRADED: &str = "graded";
@@ -45,6 +46,10 @@ pub struct Gradebook {
     pub scenarios_sha256: String,
     /// Points available.
     pub max_score: u32,
+    /// What kept the submissions' code away from everything else (see `crate::sandbox`),
+    /// or that nothing did; absent when nothing was graded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<String>,
     /// The rubric categories, in the lab's order, with their points available.
     pub categories: Vec<CategoryColumn>,
     /// One row per submission, sorted by name.
@@ -242,18 +247,24 @@ pub fn row(name: &str, batch: &Batch<'_>, outcome: &Outcome) -> Row {
 }
 
 pub(super) fn error_row(name: &str, batch: &Batch<'_>, e: &Error) -> Row {
+    error_row_for(name, batch.selection, e)
+}
+
+/// The row of a submission the grader failed on, for a batch on `selection`; its message
+/// is capped like compiler output.
+pub(super) fn error_row_for(name: &str, selection: &Selection, e: &Error) -> Row {
     Row {
         name: name.to_owned(),
         status: ERROR,
         score: 0,
-        max_score: max_score(batch.selection),
+        max_score: max_score(selection),
         passed: 0,
         categories: BTreeMap::new(),
         failed: Vec::new(),
         compiled: None,
         student_files_sha256: None,
         results_file: None,
-        message: e.to_string(),
+        message: clip(&e.to_string(), COMPILE_ERRORS),
     }
 }
 
@@ -367,6 +378,7 @@ mod tests {
             scenarios: 3,
             scenarios_sha256: String::new(),
             max_score: 10,
+            sandbox: None,
             categories: vec![CategoryColumn {
                 id: "a".into(),
                 title: "A".into(),

@@ -37,6 +37,7 @@ pub fn student_subject(lab: &Lab) -> Subject {
         crate_dir: lab.kit.join(&lab.manifest.student_crate),
         package: lab.manifest.student_package.clone(),
         shown_dir: PathBuf::from(&lab.manifest.student_crate),
+        confined: None,
     }
 }
 
@@ -48,6 +49,7 @@ pub fn solution_subject(lab: &Lab) -> Subject {
         crate_dir: lab.kit.join(&lab.manifest.solution_crate),
         package: lab.manifest.solution_package.clone(),
         shown_dir: PathBuf::from(&lab.manifest.solution_crate),
+        confined: None,
     }
 }
 
@@ -188,15 +190,31 @@ pub fn run_one(
     opts: &RunOptions,
     limits: &Limits,
 ) -> Result<ScenarioResult, Error> {
-    if scenario.race {
-        return race::run_one(&harness.race, subject, scenario, opts, limits);
-    }
+    let mut result = if scenario.race {
+        race::run_one(&harness.race, subject, scenario, opts, limits)?
+    } else {
+        run_plain(harness, subject, scenario, opts, limits)?
+    };
+    // Everything in a result came from code under test: bounded, whatever it wrote.
+    crate::report::clip::scenario_result(&mut result);
+    Ok(result)
+}
+
+/// Runs one scenario that is not a race check on the lab's harness.
+fn run_plain(
+    harness: &Harness,
+    subject: &Subject,
+    scenario: &Scenario,
+    opts: &RunOptions,
+    limits: &Limits,
+) -> Result<ScenarioResult, Error> {
     let run = runner::run(
         &harness.main,
         plan(scenario, opts),
         Duration::from_millis(opts.timeout_ms),
         *limits,
         opts.backtrace,
+        crate::sandbox::of(subject),
     )?;
     let shown = |p: &str| subject.shown(p);
     let result = judge::judge(scenario, &run, &shown, opts.timeout_ms);
@@ -239,7 +257,8 @@ pub fn assemble(
         hidden_not_run: (selection.hidden_not_run > 0 || selection.hidden_points_not_run == 0)
             .then_some(selection.hidden_not_run),
         hidden_points_not_run: selection.hidden_points_not_run,
-        compile_errors,
+        compile_errors: compile_errors
+            .map(|t| crate::report::clip::clip(&t, crate::report::clip::COMPILE_ERRORS)),
         source_warnings: crate::grade::source_scan::scan(
             subject,
             &lab.manifest.student_files,

@@ -80,7 +80,15 @@ pub fn run_one(
             max_steps: settings.max_steps,
             only,
         });
-        runner::run(exe, plan, Duration::from_millis(timeout_ms), *limits, false)
+        let sandbox = crate::sandbox::of(subject);
+        runner::run(
+            exe,
+            plan,
+            Duration::from_millis(timeout_ms),
+            *limits,
+            false,
+            sandbox,
+        )
     };
     let run = explore(opts.schedule)?;
     let shown = |p: &str| subject.shown(p);

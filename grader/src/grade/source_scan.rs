@@ -64,6 +64,7 @@ mod tests {
             crate_dir: dir.path().to_path_buf(),
             package: "t".into(),
             shown_dir: PathBuf::from("crates/relay_base"),
+            confined: None,
         };
         let w = scan(&subject, &["src/breaker.rs".into()], "use the clock");
         assert_eq!(w.len(), 1, "{w:?}");
@@ -86,6 +87,7 @@ mod tests {
             crate_dir: dir.path().to_path_buf(),
             package: "t".into(),
             shown_dir: PathBuf::from("crates/quote_client"),
+            confined: None,
         };
         let w = scan(&subject, &["src/bulkhead.rs".into()], "wait on the clock");
         assert_eq!(w.len(), 1, "{w:?}");

@@ -126,13 +126,18 @@ pub fn report_from(
     compile_errors: Option<String>,
 ) -> Report {
     let mut report = grade::assemble(lab, &ready.subject, selection, results, compile_errors);
+    let shown = |text: &str| as_submitted(&tidy(text, lab, &ready.subject), lab, &ready.submission);
     for s in &mut report.scenarios {
-        s.message = tidy(&s.message, lab, &ready.subject);
-        s.backtrace = s.backtrace.as_deref().map(|b| tidy(b, lab, &ready.subject));
-        s.stopped_at = s
-            .stopped_at
-            .as_deref()
-            .map(|b| tidy(b, lab, &ready.subject));
+        s.message = shown(&s.message);
+        s.backtrace = s.backtrace.as_deref().map(shown);
+        s.stopped_at = s.stopped_at.as_deref().map(shown);
+    }
+    report.compile_errors = report
+        .compile_errors
+        .as_deref()
+        .map(|t| as_submitted(t, lab, &ready.submission));
+    for w in &mut report.source_warnings {
+        w.location = as_submitted(&w.location, lab, &ready.submission);
     }
     report.provenance = Some(ready.provenance.clone());
     report
@@ -148,10 +153,11 @@ pub fn grade(
     progress: &mut dyn std::io::Write,
 ) -> Result<Outcome, Error> {
     let work = build::work_dir(&lab.kit);
-    let ready = match prepare(lab, dir, selection, &work, reproduce)? {
+    let mut ready = match prepare(lab, dir, selection, &work, reproduce)? {
         Ok(ready) => ready,
         Err(rejected) => return Ok(Outcome::CouldNotGrade(rejected)),
     };
+    crate::sandbox::confine(&mut ready, &opts.confinement);
     let _ = writeln!(
         progress,
         "building {} (read as {}) ...",
@@ -173,4 +179,43 @@ pub fn grade(
         }
     }
     finish(lab, &ready, built, selection, opts).map(Outcome::Graded)
+}
+
+/// `text` with each graded file's place in the kit (`crates/relay_base/src/breaker.rs`)
+/// replaced by where the submission had it (`breaker.rs` in a folder of files,
+/// `lab4/src/breaker.rs` in a wrapped folder), so that a student reads their own paths.
+pub fn as_submitted(text: &str, lab: &Lab, submission: &Submission) -> String {
+    let mut out = text.to_owned();
+    for (declared, _) in &submission.files {
+        let kit = std::path::Path::new(&lab.manifest.student_crate).join(declared);
+        let theirs = submission
+            .found_in
+            .join(submission.layout.place(lab, declared));
+        if kit != theirs {
+            out = replace_path(
+                &out,
+                &kit.display().to_string(),
+                &theirs.display().to_string(),
+            );
+        }
+    }
+    out
+}
+
+/// `text` with the path `from` replaced by `to` where it stands as a whole path (not inside
+/// a longer one, such as `other/crates/relay_base/src/breaker.rs`).
+fn replace_path(text: &str, from: &str, to: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(from) {
+        let starts_path = rest[..i]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !(c.is_alphanumeric() || "_-./".contains(c)));
+        out.push_str(&rest[..i]);
+        out.push_str(if starts_path { to } else { from });
+        rest = &rest[i + from.len()..];
+    }
+    out.push_str(rest);
+    out
 }

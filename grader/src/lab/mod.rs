@@ -125,6 +125,16 @@ pub struct Limits {
     /// Megabytes of address space one scenario's process may map; none if absent.
     #[serde(default)]
     pub memory_mb: Option<u64>,
+    /// Wall-clock milliseconds one build of a submission may take (default 120000).
+    #[serde(default)]
+    pub build_timeout_ms: Option<u64>,
+    /// CPU seconds each process of a submission's build may use (default 120).
+    #[serde(default)]
+    pub build_cpu_seconds: Option<u64>,
+    /// Megabytes of address space each process of a submission's build may map (default
+    /// 2048).
+    #[serde(default)]
+    pub build_memory_mb: Option<u64>,
 }
 
 /// The lab plug-ins a grader knows, by lab name. `crate::labs` says which.

@@ -42,7 +42,7 @@ pub fn build(
     );
     write_if_changed(&ws.join("Cargo.toml"), &manifest)?;
     copy_kit_lock(lab, &ws)?;
-    let output = cargo_build(&ws, work, &["--bin", &bin])?;
+    let output = cargo_build(&ws, work, &["--bin", &bin], None)?;
     let linked = [Linked {
         subject,
         manifest: ws.join("Cargo.toml"),

@@ -3,6 +3,7 @@
 //! [`Report`] is the one model; [`human`] and [`json`] are views of it. Nothing here
 //! holds a wall-clock time, so grading the same code twice gives the same report.
 
+pub mod clip;
 pub mod gradescope;
 pub mod human;
 pub mod json;

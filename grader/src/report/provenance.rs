@@ -38,6 +38,10 @@ pub struct Provenance {
     /// The command that runs the same grading on a student's machine, from the root of
     /// their copy of the kit.
     pub reproduce: String,
+    /// For a submission: what kept its code away from everything else while it was built
+    /// and run (see `crate::sandbox`), or that nothing did (`--no-sandbox`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<String>,
 }
 
 /// One graded file.
@@ -95,12 +99,13 @@ impl Provenance {
             student_files_sha256: listing_hash(listed),
             student_files,
             reproduce,
+            sandbox: None,
         })
     }
 
     /// One line for people: version, the two hashes (short) and the command.
     pub fn line(&self) -> String {
-        format!(
+        let mut line = format!(
             "grader {}, {} scenarios {} (visible: {}), student files {}; reproduce with `{}`",
             self.kit_version,
             self.scenarios,
@@ -108,7 +113,12 @@ impl Provenance {
             short(&self.visible_scenarios_sha256),
             short(&self.student_files_sha256),
             self.reproduce
-        )
+        );
+        if let Some(sandbox) = &self.sandbox {
+            let what = sandbox.split(':').next().unwrap_or(sandbox);
+            line.push_str(&format!("; sandbox: {what}"));
+        }
+        line
     }
 }
 

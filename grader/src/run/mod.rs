@@ -23,6 +23,10 @@ pub struct RunOptions {
     pub schedule: Option<u64>,
     /// How race scenarios explore schedules: the lab's race settings, if it has any.
     pub race: Option<crate::grade::race::Settings>,
+    /// For submissions: how their code is confined (`None` for the kit's own crates and
+    /// a student's own crate), set on each submission's subject
+    /// ([`crate::sandbox::confine`]).
+    pub confinement: Option<std::sync::Arc<crate::sandbox::Confinement>>,
 }
 
 /// The plan the harness runs for `scenario`: the lab's actions for its steps.

@@ -10,8 +10,13 @@ use grader_protocol::Event;
 
 /// The largest results file read, in bytes. A scenario's events take a few kilobytes.
 pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
-/// The longest line read, in bytes.
+/// The longest line read, in bytes (the story of a failing race schedule can take
+/// hundreds of kilobytes).
 pub const MAX_LINE_BYTES: usize = 1024 * 1024;
+/// The most events read from one file. A scenario has a few dozen steps and a race check
+/// writes one event per distinct outcome; the cap bounds what a flood of tiny events
+/// costs the grader in memory beyond the file's bytes.
+pub const MAX_EVENTS: usize = 50_000;
 
 /// The events in the results file at `path`, in order, or why they cannot be read. A
 /// missing file is no events (a child that died before writing any). A last line without
@@ -54,6 +59,11 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<Event>, String> {
                 MAX_LINE_BYTES / 1024
             ));
         }
+        if events.len() == MAX_EVENTS {
+            return Err(format!(
+                "the results file holds more than {MAX_EVENTS} events; the harness writes a few dozen per scenario"
+            ));
+        }
         let event = serde_json::from_slice::<Event>(line)
             .map_err(|e| format!("line {} of the results is not an event: {e}", n + 1))?;
         events.push(event);
@@ -88,6 +98,18 @@ mod tests {
         huge.push(b'\n');
         let e = parse(&huge).unwrap_err();
         assert!(e.contains("bytes long"), "{e}");
+    }
+
+    #[test]
+    fn too_many_events_are_an_error() {
+        let e = parse("\"ready\"\n".repeat(MAX_EVENTS + 1).as_bytes()).unwrap_err();
+        assert!(e.contains("more than"), "{e}");
+        assert_eq!(
+            parse("\"ready\"\n".repeat(MAX_EVENTS).as_bytes())
+                .unwrap()
+                .len(),
+            MAX_EVENTS
+        );
     }
 
     #[test]

@@ -9,7 +9,6 @@
 //! This is the one module that reads the real clock, and only as a safety net: a correct
 //! solution never comes near the limit, so no verdict of correct code depends on it.
 
-use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -17,12 +16,16 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use grader_protocol::{Event, Plan};
-use std::sync::mpsc;
 
 use crate::error::Error;
+use crate::sandbox::Sandbox;
+use crate::sandbox::process::{self, Rlimits};
 
 /// Bytes of the child's output kept for the report.
 const OUTPUT_CAP: usize = 16 * 1024;
+/// The largest file a scenario's process may write: its results file, or anything in
+/// its scratch folder. A correct run writes kilobytes.
+pub const FILE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// How the child process ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,86 +66,94 @@ pub struct Run {
     pub stderr: String,
 }
 
-/// Runs `harness` on `plan` under `limits`, killing it after `limit` of real time.
+/// Runs `harness` on `plan` under `limits`, killing it after `limit` of real time; in
+/// `sandbox` when given.
 pub fn run(
     harness: &Path,
     mut plan: Plan,
     limit: Duration,
     limits: Limits,
     backtrace: bool,
+    sandbox: Option<&Sandbox>,
 ) -> Result<Run, Error> {
     let dir = tempfile::Builder::new()
         .prefix("grader-run-")
         .tempdir()
         .map_err(|e| Error::io("create a temporary folder in", &std::env::temp_dir(), e))?;
     let results = dir.path().join("events.jsonl");
-    plan.results_path = results.display().to_string();
+    std::fs::File::create(&results).map_err(|e| Error::io("create", &results, e))?;
+    let mut env = vec![
+        ("RUST_BACKTRACE", "0"),
+        // Few malloc arenas, so that the address-space limit measures what the code
+        // allocates rather than how many threads it started.
+        ("MALLOC_ARENA_MAX", "2"),
+    ];
+    if backtrace {
+        env.push(("GRADER_BACKTRACE", "1"));
+    }
+    let (mut command, lease) = match sandbox {
+        Some(sandbox) => {
+            // The sandbox starts from an empty environment, so no SHUTTLE_ variable of
+            // the grader's reaches the race explorer.
+            plan.results_path = sandbox.results_path(&results);
+            let (command, lease) = sandbox.scenario(harness, dir.path(), &results, &env)?;
+            (command, Some(lease))
+        }
+        None => {
+            plan.results_path = results.display().to_string();
+            let mut command = Command::new(harness);
+            command.current_dir(dir.path()).envs(env.iter().copied());
+            // The race explorer reads its seed from SHUTTLE_RANDOM_SEED when it is set: a
+            // stray variable must not change which schedules a number names, nor a verdict.
+            for (key, _) in std::env::vars_os() {
+                if key.to_string_lossy().starts_with("SHUTTLE_") {
+                    command.env_remove(key);
+                }
+            }
+            (command, None)
+        }
+    };
     let input = serde_json::to_vec(&plan).unwrap_or_default();
-
-    let mut command = Command::new(harness);
     command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .current_dir(dir.path())
-        .env("RUST_BACKTRACE", "0")
-        // Few malloc arenas, so that the address-space limit measures what the code
-        // allocates rather than how many threads it started.
-        .env("MALLOC_ARENA_MAX", "2")
         .process_group(0);
-    // The race explorer reads its seed from SHUTTLE_RANDOM_SEED when it is set: a stray
-    // variable must not change which schedules a number names, nor a verdict.
-    for (key, _) in std::env::vars_os() {
-        if key.to_string_lossy().starts_with("SHUTTLE_") {
-            command.env_remove(key);
-        }
-    }
     set_limits(&mut command, limits);
-    if backtrace {
-        command.env("GRADER_BACKTRACE", "1");
-    }
     let mut child = command
         .spawn()
         .map_err(|e| Error::io("start the harness", harness, e))?;
-    let stdout = child.stdout.take().map(capped_reader);
-    let stderr = child.stderr.take().map(capped_reader);
+    let stdout = child.stdout.take().map(|s| process::capture(s, OUTPUT_CAP));
+    let stderr = child.stderr.take().map(|s| process::capture(s, OUTPUT_CAP));
     if let Some(mut stdin) = child.stdin.take() {
         use std::io::Write;
         // A child that dies before reading its plan shows up below as a crash.
         let _ = stdin.write_all(&input);
     }
-    let pid = child.id();
-    let (done_tx, done_rx) = mpsc::channel();
-    let waiter = std::thread::spawn(move || {
-        let status = child.wait();
-        let _ = done_tx.send(());
-        status
-    });
-    let timed_out = done_rx.recv_timeout(limit).is_err();
-    // Whether it finished or not, nothing it started may outlive it. The child is not
-    // reaped until the waiter thread returns, so its pid cannot have been reused yet.
-    kill_group(pid);
-    let status = waiter
-        .join()
-        .map_err(|_| {
-            Error::io(
-                "wait for the harness",
-                harness,
-                std::io::Error::other("waiter thread failed"),
-            )
-        })?
+    // Whether it finished or not, nothing it started may outlive it.
+    let (status, timed_out) = process::wait_and_kill(child, Some(limit))
         .map_err(|e| Error::io("wait for the harness", harness, e))?;
+    // What left the process group goes now too (the sandbox's own way).
+    drop(lease);
     let ending = if timed_out {
         Ending::TimedOut
     } else {
         match (status.code(), status.signal()) {
-            (Some(code), _) => Ending::Exited(code),
+            (Some(code), _) => match sandbox.and_then(|s| s.signal_of(code)) {
+                Some(signal) => Ending::Signaled(signal),
+                None => Ending::Exited(code),
+            },
             (None, Some(sig)) => Ending::Signaled(sig),
             (None, None) => Ending::Exited(-1),
         }
     };
-    let _ = stdout.map(JoinHandle::join);
-    let stderr = stderr.and_then(|h| h.join().ok()).unwrap_or_default();
+    // Without a sandbox, a process the code started in a session of its own may still
+    // hold the pipes; it is not waited for.
+    let patience = Duration::from_secs(1);
+    drop(stdout.map(|r| process::collect(r, patience)));
+    let stderr = stderr
+        .map(|r| String::from_utf8_lossy(&process::collect(r, patience).bytes).into_owned())
+        .unwrap_or_default();
     let (events, unreadable) = match super::results::read(&results) {
         Ok(events) => (events, None),
         Err(why) => (Vec::new(), Some(why)),
@@ -155,86 +166,32 @@ pub fn run(
     })
 }
 
+/// Makes the child set `limits` on itself between `fork` and `exec`, with core dumps off
+/// (an abort at the memory limit must not write hundreds of megabytes) and at most
+/// [`FILE_BYTES`] per file it writes.
+fn set_limits(command: &mut Command, limits: Limits) {
+    process::set_rlimits(
+        command,
+        Rlimits {
+            cpu_seconds: limits.cpu_seconds,
+            address_space: limits.memory_bytes,
+            file_size: Some(FILE_BYTES),
+        },
+    );
+}
+
 /// Reads a stream to its end on a thread, keeping only the first [`OUTPUT_CAP`] bytes, so
 /// that a chatty child can never fill its pipe and block.
-pub(crate) fn capped_reader(mut stream: impl Read + Send + 'static) -> JoinHandle<String> {
+pub(crate) fn capped_reader(stream: impl std::io::Read + Send + 'static) -> JoinHandle<String> {
+    let rx = process::capture(stream, OUTPUT_CAP);
     std::thread::spawn(move || {
-        let mut kept = Vec::new();
-        let mut buf = [0u8; 8192];
-        loop {
-            match stream.read(&mut buf) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => {
-                    let room = OUTPUT_CAP.saturating_sub(kept.len());
-                    kept.extend_from_slice(&buf[..n.min(room)]);
-                }
-            }
-        }
-        String::from_utf8_lossy(&kept).into_owned()
+        let kept = rx.recv().unwrap_or_default();
+        String::from_utf8_lossy(&kept.bytes).into_owned()
     })
 }
 
-/// Makes the child set `limits` on itself between `fork` and `exec`, and turn off core
-/// dumps (an abort at the memory limit must not write hundreds of megabytes). A limit is
-/// never raised above the grader's own hard limit, which only a privileged process could do.
-#[allow(unsafe_code)]
-fn set_limits(command: &mut Command, limits: Limits) {
-    let cpu = limits.cpu_seconds.map(|s| s.max(1) as libc::rlim_t);
-    let memory = limits.memory_bytes.map(|b| b as libc::rlim_t);
-    let wanted = [
-        (libc::RLIMIT_CORE, Some((0, 0))),
-        // The soft limit sends SIGXCPU; the hard limit, a second later, SIGKILL.
-        (libc::RLIMIT_CPU, cpu.map(|s| (s, s.saturating_add(1)))),
-        (libc::RLIMIT_AS, memory.map(|b| (b, b))),
-    ];
-    let settings = wanted.map(|(resource, want)| {
-        let mut current = libc::rlimit {
-            rlim_cur: libc::RLIM_INFINITY,
-            rlim_max: libc::RLIM_INFINITY,
-        };
-        // SAFETY: getrlimit(2) writes one `rlimit` into the struct we lend it.
-        let known = unsafe { libc::getrlimit(resource, &mut current) } == 0;
-        let ceiling = if known {
-            current.rlim_max
-        } else {
-            libc::RLIM_INFINITY
-        };
-        let limit = want.map(|(soft, hard): (libc::rlim_t, libc::rlim_t)| libc::rlimit {
-            rlim_cur: soft.min(ceiling),
-            rlim_max: hard.min(ceiling),
-        });
-        (resource, limit)
-    });
-    // SAFETY: the closure runs in the forked child before exec. It only calls
-    // setrlimit(2), which is async-signal-safe, on values computed above; it neither
-    // allocates nor takes locks (`last_os_error` only reads errno).
-    unsafe {
-        command.pre_exec(move || {
-            for (resource, limit) in &settings {
-                if let Some(limit) = limit {
-                    if libc::setrlimit(*resource, limit) != 0 {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                }
-            }
-            Ok(())
-        });
-    }
-}
-
-/// Kills every process in the group the harness leads: the harness itself and anything
-/// the code under test forked.
-#[allow(unsafe_code)]
-pub(crate) fn kill_group(pid: u32) {
-    let Ok(pid) = libc::pid_t::try_from(pid) else {
-        return;
-    };
-    // SAFETY: kill(2) takes plain integers and touches no memory of ours. A negative pid
-    // names the process group the child was put in by `process_group(0)`.
-    unsafe {
-        libc::kill(-pid, libc::SIGKILL);
-    }
-}
+/// Kills every process in the group `pid` leads.
+pub(crate) use crate::sandbox::process::kill_group;
 
 #[cfg(test)]
 mod tests {
@@ -277,7 +234,15 @@ mod tests {
             cpu_seconds: Some(1),
             memory_bytes: Some(512 * 1024 * 1024),
         };
-        let run = run(&script, plan(), Duration::from_secs(60), limits, false).unwrap();
+        let run = run(
+            &script,
+            plan(),
+            Duration::from_secs(60),
+            limits,
+            false,
+            None,
+        )
+        .unwrap();
         assert_eq!(run.ending, Ending::Signaled(libc::SIGXCPU), "{run:?}");
         let pid = std::fs::read_to_string(&pid_file).unwrap();
         let pid = pid.trim();
@@ -305,6 +270,7 @@ mod tests {
             Duration::from_millis(300),
             Limits::default(),
             false,
+            None,
         )
         .unwrap();
         assert_eq!(run.ending, Ending::TimedOut);

@@ -16,6 +16,7 @@ struct Gradebook {
     scenarios: usize,
     scenarios_sha256: String,
     max_score: u32,
+    sandbox: Option<String>,
     categories: Vec<Category>,
     submissions: Vec<Row>,
 }
@@ -116,6 +117,13 @@ fn a_batch_with_a_hang_a_compile_error_and_a_missing_file_completes() {
     assert_eq!(book.lab, "lab4");
     assert_eq!(book.kit_version, env!("CARGO_PKG_VERSION"));
     assert_eq!(book.scenarios_sha256.len(), 64);
+    assert!(
+        book.sandbox
+            .as_deref()
+            .is_some_and(|s| s.starts_with("bubblewrap")),
+        "{:?}",
+        book.sandbox
+    );
     assert!(book.scenarios > 0);
     assert_eq!(
         book.max_score,
@@ -313,4 +321,42 @@ fn an_empty_folder_is_a_usage_error() {
         .assert()
         .code(2)
         .stderr(predicates::str::contains("holds no sub-folders"));
+}
+
+#[test]
+fn a_batch_that_cannot_be_sandboxed_still_writes_its_gradebook() {
+    let root = subs::folder("batch_no_sandbox");
+    let dir = root.join("submissions");
+    subs::write(&dir.join("one"), Layout::Flat, &subs::reference_files());
+    subs::write(
+        &dir.join("two"),
+        Layout::Flat,
+        &subs::mutant("opens_one_late"),
+    );
+    let out = root.join("results");
+    let output = grader()
+        .args(["grade", "lab4"])
+        .arg(&dir)
+        .arg("--results-dir")
+        .arg(&out)
+        .env("GRADER_BWRAP", "/nonexistent/bwrap")
+        .env("GRADER_SANDBOX", "bubblewrap")
+        .output()
+        .expect("the grader runs");
+    assert_eq!(output.status.code(), Some(3), "{output:?}");
+    let book: Gradebook =
+        serde_json::from_str(&std::fs::read_to_string(out.join("gradebook.json")).unwrap())
+            .expect("gradebook.json");
+    assert_eq!(book.submissions.len(), 2);
+    for row in &book.submissions {
+        assert_eq!(row.status, "error", "{row:?}");
+        assert!(row.message.contains("cannot set up the sandbox"), "{row:?}");
+        assert_eq!(row.max_score, book.max_score);
+    }
+    assert!(book.sandbox.is_none());
+    let table = csv(&std::fs::read_to_string(out.join("gradebook.csv")).unwrap());
+    // The header, the points possible, and the two submissions.
+    assert_eq!(table.len(), 4, "{table:?}");
+    assert_eq!(table[2][1], "error");
+    assert_eq!(table[3][1], "error");
 }

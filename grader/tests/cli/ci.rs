@@ -2,7 +2,7 @@
 //! out as Gradescope lays it out (`submission/`, `results/`, `source/`), and the GitHub
 //! Actions grading step with its pass mark.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::formats::gradescope;
@@ -233,20 +233,40 @@ fn the_github_workflow_runs_the_step_and_uploads_the_results() {
     assert!(!w["env"]["PASS_MARK"].is_badvalue(), "{:?}", w["env"]);
 }
 
+/// The Gradescope bundle of this kit, made once per test run with the grader under test
+/// (which also grades the reference first); `None` when zip is not installed here.
+fn bundle() -> Option<&'static Path> {
+    static MADE: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    MADE.get_or_init(|| {
+        for tool in ["zip", "unzip"] {
+            require_tool(tool, Command::new(tool).arg("-v"));
+        }
+        // Into a folder that does not exist yet: the script makes it.
+        let out = crate::util::test_dir("bundle").join("out");
+        let _ = std::fs::remove_dir_all(&out);
+        let zip = out.join("lab4/autograder.zip");
+        let made = Command::new("bash")
+            .arg(kit().join("ci/gradescope/make_bundle.sh"))
+            .arg(&zip)
+            .env("GRADER", grader_bin())
+            .env_remove("GRADER_WORK_DIR")
+            .output()
+            .unwrap();
+        assert!(made.status.success(), "{}", crate::util::transcript(&made));
+        let said = String::from_utf8_lossy(&made.stderr);
+        assert!(
+            said.contains("give the Gradescope assignment 206 points in all"),
+            "the point total for the assignment: {said}"
+        );
+        Some(zip)
+    })
+    .as_deref()
+}
+
 #[test]
-fn the_gradescope_bundle_holds_the_scripts_and_the_kit_but_no_builds() {
-    for tool in ["zip", "unzip"] {
-        require_tool(tool, Command::new(tool).arg("-v"));
-    }
-    let dir = subs::folder("bundle");
-    let zip = dir.join("autograder.zip");
-    let made = bounded("bash")
-        .arg(kit().join("ci/gradescope/make_bundle.sh"))
-        .arg(&zip)
-        .output()
-        .unwrap();
-    assert!(made.status.success(), "{made:?}");
-    let list = bounded("unzip").arg("-Z1").arg(&zip).output().unwrap();
+fn the_gradescope_bundle_holds_the_scripts_the_kit_and_the_hidden_scenarios_but_no_reference() {
+    let Some(zip) = bundle() else { return };
+    let list = Command::new("unzip").arg("-Z1").arg(zip).output().unwrap();
     let names = String::from_utf8_lossy(&list.stdout);
     let names: Vec<&str> = names.lines().collect();
     for wanted in [
@@ -255,17 +275,154 @@ fn the_gradescope_bundle_holds_the_scripts_and_the_kit_but_no_builds() {
         "Cargo.toml",
         "Cargo.lock",
         "labs/lab4/lab.json",
+        "labs/lab4/hidden/bh_rejections_do_not_reset_the_count.json",
         "grader/src/main.rs",
         "crates/relay_base/src/breaker.rs",
     ] {
         assert!(names.contains(&wanted), "{wanted} missing from {names:?}");
     }
-    assert!(
-        !names
-            .iter()
-            .any(|n| n.starts_with("target/") || n.starts_with(".git/")),
-        "{names:?}"
+    for unwanted in [
+        "target/",
+        ".git/",
+        "solutions/",
+        "labs/lab4/mutants/",
+        "grader/tests/",
+    ] {
+        assert!(
+            !names.iter().any(|n| n.starts_with(unwanted)),
+            "{unwanted} in {names:?}"
+        );
+    }
+}
+
+#[test]
+fn a_bundle_is_not_made_from_a_kit_whose_reference_fails() {
+    // A copy of the kit at the same path every run, its files' times kept, so that only
+    // the broken file is built again.
+    let place = crate::util::test_dir("bundle_refused");
+    let copy = place.join("cache/kit");
+    if copy.exists() {
+        std::fs::remove_dir_all(&copy).unwrap();
+    }
+    std::fs::create_dir_all(&copy).unwrap();
+    for part in [
+        "Cargo.toml",
+        "Cargo.lock",
+        "crates",
+        "fixtures",
+        "grader",
+        "labs",
+        "solutions",
+        "ci",
+    ] {
+        let copied = Command::new("cp")
+            .arg("-a")
+            .arg(kit().join(part))
+            .arg(&copy)
+            .status()
+            .unwrap();
+        assert!(copied.success());
+    }
+    let breaker = copy.join("solutions/lab4/src/breaker.rs");
+    let text = std::fs::read_to_string(&breaker).unwrap();
+    let broken = text.replacen(
+        "matches!(code, Code::E500 | Code::E901 | Code::E902)",
+        "matches!(code, Code::E500 | Code::E901)",
+        1,
     );
+    assert_ne!(broken, text);
+    std::fs::write(&breaker, broken).unwrap();
+    let zip = place.join("autograder.zip");
+    let made = Command::new("bash")
+        .arg(copy.join("ci/gradescope/make_bundle.sh"))
+        .arg(&zip)
+        .env("GRADER", grader_bin())
+        .env("GRADER_WORK_DIR", place.join("cache/work"))
+        .output()
+        .unwrap();
+    assert!(!made.status.success());
+    assert!(
+        String::from_utf8_lossy(&made.stderr).contains("does not get full marks"),
+        "{}",
+        crate::util::transcript(&made)
+    );
+    assert!(!zip.exists());
+}
+
+#[test]
+fn attacks_in_the_gradescope_bundle_get_nothing() {
+    // The bundle unpacked where Gradescope puts it, at the same path every run, with the
+    // grader's builds kept beside it, as the platform's image keeps the builds setup.sh
+    // made.
+    let Some(zip) = bundle() else { return };
+    let place = crate::util::test_dir("gradescope_bundle");
+    let cache = place.join("cache");
+    let source = cache.join("source");
+    let work = cache.join("work");
+    if source.exists() {
+        std::fs::remove_dir_all(&source).unwrap();
+    }
+    let unzipped = Command::new("unzip")
+        .args(["-q", "-o"])
+        .arg(zip)
+        .arg("-d")
+        .arg(&source)
+        .status()
+        .unwrap();
+    assert!(unzipped.success());
+    // Aimed at the bundle as unpacked (its hidden scenarios), and at the instructors' kit
+    // this one came from (its reference), which is on this machine.
+    let aimed = |at: &Path, names: &[&str]| {
+        crate::attacks::attacks(at, &work)
+            .into_iter()
+            .filter(|a| names.contains(&a.name))
+            .collect::<Vec<_>>()
+    };
+    let mut attacks = aimed(
+        &source,
+        &["secrets_in_compile_errors", "secrets_at_run_time"],
+    );
+    attacks.extend(aimed(&kit(), &["reference_by_relative_path"]));
+    // The run-time attack is built on the reference: its full marks show that the hidden
+    // scenarios ran, and that the attack changed nothing.
+    let mut runs = Vec::new();
+    for a in &attacks {
+        let compiles = !matches!(a.safe, crate::attacks::Safe::DoesNotCompile(_));
+        runs.push((a.name.to_owned(), a.files.clone(), compiles));
+    }
+    for (name, files, compiles) in runs {
+        let root = place.join(&name);
+        subs::write(&root.join("submission"), Layout::Flat, &files);
+        std::fs::create_dir_all(root.join("results")).unwrap();
+        let output = Command::new("bash")
+            .arg(source.join("run_autograder"))
+            .current_dir(&root)
+            .env("AUTOGRADER_ROOT", &root)
+            .env("GRADER_KIT", &source)
+            .env("GRADER_BIN", grader_bin())
+            .env("GRADER_WORK_DIR", &work)
+            .env(crate::attacks::SECRET_ENV.0, crate::attacks::SECRET_ENV.1)
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("bash runs");
+        assert_eq!(output.status.code(), Some(0), "{name}: {output:?}");
+        let path = root.join("results/results.json");
+        let text = std::fs::read_to_string(&path).unwrap();
+        for secret in [
+            "\\\"format_version\\\"",
+            crate::attacks::SECRET_ENV.1,
+            "LEAKED",
+            "CLOSED lets calls through and counts consecutive failures",
+        ] {
+            assert!(!text.contains(secret), "{name}: {secret} in {text}");
+        }
+        let r = gradescope(&path);
+        assert_eq!(r.extra_data["status"], "graded", "{name}: {text}");
+        let max: f64 = r.tests.iter().map(|t| t.max_score).sum();
+        assert_eq!(max, 206.0, "{name}: the hidden scenarios ran too");
+        let expected = if compiles { max } else { 0.0 };
+        assert_eq!(r.score, expected, "{name}: {text}");
+    }
 }
 
 /// Fails the test, saying what to install, unless `command` (a tool's version query) runs:

@@ -283,6 +283,26 @@ fn gradescope_results_have_gradescope_s_shape_and_the_provenance() {
 }
 
 #[test]
+fn compile_errors_name_the_files_where_the_student_had_them() {
+    // A folder of files, wrapped in a folder as an upload of a zipped folder is: the
+    // compiler's messages point at lab4/bulkhead.rs, not at the kit's place for it.
+    let dir = subs::folder("formats_compile_error_flat");
+    let mut files = subs::reference_files();
+    files[1].1.push_str("\nfn oops() -> u8 { 300 }\n");
+    subs::write(&dir.join("submission/lab4"), Layout::Flat, &files);
+    let (path, status) = graded(&dir, "gradescope", "results.json", &[]);
+    assert_eq!(status, Some(1));
+    let r = gradescope(&path);
+    assert!(r.output.contains("does not compile"), "{}", r.output);
+    assert!(r.output.contains(" lab4/bulkhead.rs:"), "{}", r.output);
+    assert!(
+        !r.output.contains("crates/relay_base/src/bulkhead.rs"),
+        "{}",
+        r.output
+    );
+}
+
+#[test]
 fn code_that_does_not_compile_in_every_format() {
     let dir = subs::folder("formats_compile_error");
     let mut files = subs::reference_files();

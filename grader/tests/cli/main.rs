@@ -3,6 +3,7 @@
 //! Each module covers one command. Reports are compared with reviewed snapshots in
 //! `snapshots/`; run `cargo insta review` after an intended change.
 
+mod attacks;
 mod audit;
 mod batch;
 mod browser;

@@ -111,7 +111,7 @@ fn a_deadlock_in_breaker_state_is_named() {
     // is then waiting, which is told at once rather than after a time limit.
     assert_eq!(s["status"], "failed", "{s}");
     let message = s["message"].as_str().unwrap_or("");
-    assert!(message.contains("step 1 at 00:00:00.000 (script core_banking to answer B201): the grader's call to Relay::breaker_state or Relay::transitions blocked for good"), "{message}");
+    assert!(message.contains("step 1 at 00:00:00.000 (script core_banking to answer B201 for insufficient funds): the grader's call to Relay::breaker_state or Relay::transitions blocked for good"), "{message}");
     assert_eq!(s["stuck"], true, "{s}");
 }
 

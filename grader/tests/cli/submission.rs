@@ -349,10 +349,15 @@ fn unbounded_allocation_is_stopped_and_scored() {
 }
 
 #[test]
-fn a_process_the_code_starts_does_not_outlive_grading() {
+fn without_the_sandbox_a_process_the_code_starts_still_does_not_outlive_grading() {
+    // Without the sandbox the harness runs in its own process group, killed whole when
+    // the scenario ends. (In the sandbox its PID namespace goes too, even a process that
+    // left the group: `attacks::detached_process_holds_the_pipes`.)
+    //
     // A marker no other process has (`sleep` adds up its arguments), and where to write
     // the sleeper's pid. They reach the code through the environment, which the harness
-    // inherits, so the submission's text, and so its build, is the same on every run.
+    // inherits without the sandbox, so the submission's text, and so its build, is the
+    // same on every run.
     let marker = format!("0.{}{}", std::process::id(), 7_919);
     let dir = subs::folder("forks_a_sleeper");
     let pid_file = dir.join("sleeper.pid");
@@ -372,7 +377,7 @@ fn a_process_the_code_starts_does_not_outlive_grading() {
     let output = grader()
         .args(["check", "lab4", "--format", "json", "--submission"])
         .arg(&src)
-        .args(["--scenario", "sm_opens_at_threshold"])
+        .args(["--scenario", "sm_opens_at_threshold", "--no-sandbox"])
         .env("GRADER_TEST_SLEEPER_MARKER", &marker)
         .env("GRADER_TEST_SLEEPER_PID_FILE", &pid_file)
         .output()
@@ -380,17 +385,44 @@ fn a_process_the_code_starts_does_not_outlive_grading() {
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     let pid = std::fs::read_to_string(&pid_file).expect("the code under test started a process");
     assert!(!pid.trim().is_empty());
-    let survivors: Vec<String> = std::fs::read_dir("/proc")
-        .expect("/proc")
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().parse::<u32>().is_ok())
-        .filter_map(|e| {
-            let cmdline = std::fs::read(e.path().join("cmdline")).ok()?;
-            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-            cmdline
-                .contains(&marker)
-                .then(|| format!("{}: {cmdline}", e.file_name().to_string_lossy()))
-        })
-        .collect();
+    let survivors = crate::attacks::survivors(&marker);
     assert!(survivors.is_empty(), "left behind: {survivors:?}");
+}
+
+#[test]
+fn without_a_sandbox_a_submission_is_not_graded_unless_the_instructor_says_so() {
+    let dir = subs::folder("no_sandbox_here");
+    subs::write(&dir, Layout::Flat, &subs::reference_files());
+    let out = dir.join("results.json");
+    // bubblewrap missing, and the other sandbox not asked for.
+    let refused = grader()
+        .args(["check", "lab4", "--format", "gradescope", "--submission"])
+        .arg(&*dir)
+        .arg("-o")
+        .arg(&out)
+        .args(["--scenario", "sm_opens_at_threshold"])
+        .env("GRADER_BWRAP", "/nonexistent/bwrap")
+        .env("GRADER_SANDBOX", "bubblewrap")
+        .output()
+        .expect("the grader runs");
+    assert_eq!(refused.status.code(), Some(3), "{refused:?}");
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("cannot set up the sandbox"), "{stderr}");
+    assert!(stderr.contains("--no-sandbox"), "{stderr}");
+    // The platform still gets a results file, with no points and the reason.
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("a results file")).unwrap();
+    assert_eq!(results["score"].as_f64(), Some(0.0));
+    assert_eq!(results["extra_data"]["status"], "error");
+
+    let waived = check_json(
+        &dir,
+        &["--scenario", "sm_opens_at_threshold", "--no-sandbox"],
+    );
+    assert_eq!(waived.status.code(), Some(0), "{waived:?}");
+    let report = subs::json(&waived);
+    let sandbox = report["provenance"]["sandbox"]
+        .as_str()
+        .expect("a sandbox line");
+    assert!(sandbox.starts_with("none (--no-sandbox)"), "{sandbox}");
 }

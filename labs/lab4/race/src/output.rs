@@ -79,9 +79,9 @@ pub fn install_panic_hook() {
             return;
         }
         let message = if let Some(s) = info.payload().downcast_ref::<&str>() {
-            (*s).to_owned()
+            grader_protocol::panic_message(s)
         } else if let Some(s) = info.payload().downcast_ref::<String>() {
-            s.clone()
+            grader_protocol::panic_message(s)
         } else {
             "(a panic without a message)".to_owned()
         };

@@ -1,0 +1,533 @@
+//! Running cargo on a generated harness workspace, with what it prints kept bounded,
+//! and for a submission inside its sandbox, in a target folder of its own, under its
+//! build limits.
+//!
+//! Cargo's JSON messages are read line by line as they come: the artifact messages (small,
+//! one per compiled unit) are always kept, the compiler's messages only with their
+//! rendered text cut to a shared budget, so a submission that makes the compiler print
+//! gigabytes costs the grader a few megabytes.
+
+use std::io::{BufReader, Read};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::mpsc;
+use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
+
+use super::process::{self, Captured, Rlimits};
+use super::{BuildLimits, Confinement, Sandbox, bwrap, seed};
+use crate::error::Error;
+
+/// Bytes of the compiler's rendered messages kept from one build, all messages together.
+const MESSAGE_BUDGET: usize = 4 * 1024 * 1024;
+/// Messages (and artifacts) kept from one build; a harness build has a few dozen units.
+const MESSAGES: usize = 10_000;
+/// The longest line of cargo's output read; a longer one is skipped.
+const LINE_CAP: usize = 16 * 1024 * 1024;
+/// Bytes of cargo's standard error kept.
+const STDERR_CAP: usize = 256 * 1024;
+/// Spans and notes kept per compiler message.
+const DIAGNOSTIC_PARTS: usize = 32;
+/// The largest file a build of a submission may write.
+const BUILD_FILE_BYTES: u64 = 1024 * 1024 * 1024;
+
+/// The toolchain a sandboxed build uses: the real cargo (not a rustup proxy, which would
+/// need all of rustup inside), its sysroot, and the cargo home whose downloaded crates
+/// it builds against.
+#[derive(Clone, Debug)]
+pub struct Toolchain {
+    /// cargo's executable.
+    pub cargo: PathBuf,
+    /// The folder holding `bin/rustc` and `lib/rustlib`.
+    pub sysroot: PathBuf,
+    /// `CARGO_HOME`.
+    pub cargo_home: PathBuf,
+}
+
+/// The program to run as cargo outside a sandbox: `CARGO`, or `cargo` on the `PATH`.
+pub fn program() -> std::ffi::OsString {
+    std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
+}
+
+/// The toolchain of this machine, found once.
+pub fn toolchain() -> Result<Toolchain, Error> {
+    static FOUND: OnceLock<Result<Toolchain, String>> = OnceLock::new();
+    FOUND
+        .get_or_init(find_toolchain)
+        .clone()
+        .map_err(Error::Cargo)
+}
+
+fn find_toolchain() -> Result<Toolchain, String> {
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .ok_or("neither CARGO_HOME nor HOME is set")?;
+    // Run by cargo, `CARGO` is the toolchain's own cargo: its sysroot is two folders up,
+    // and asking rustc (through a rustup proxy) is not needed.
+    let beside_cargo = std::env::var_os("CARGO")
+        .map(PathBuf::from)
+        .filter(|c| c.is_absolute() && c.is_file())
+        .and_then(|c| {
+            let sysroot = c.parent()?.parent()?.to_path_buf();
+            sysroot.join("lib/rustlib").is_dir().then_some((c, sysroot))
+        });
+    if let Some((cargo, sysroot)) = beside_cargo {
+        return Ok(Toolchain {
+            cargo,
+            sysroot,
+            cargo_home,
+        });
+    }
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let out = Command::new(&rustc)
+        .args(["--print", "sysroot"])
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("{}: {e}", Path::new(&rustc).display()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "`{} --print sysroot` failed: {}",
+            Path::new(&rustc).display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    let sysroot = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    let cargo = [sysroot.join("bin/cargo")]
+        .into_iter()
+        .chain(std::env::var_os("CARGO").map(PathBuf::from))
+        .find(|p| p.is_absolute() && p.is_file())
+        .ok_or_else(|| {
+            format!(
+                "no cargo next to rustc in {}; set CARGO to the absolute path of cargo",
+                sysroot.display()
+            )
+        })?;
+    Ok(Toolchain {
+        cargo,
+        sysroot,
+        cargo_home,
+    })
+}
+
+/// `cargo build` of the workspace `ws` into `target`, with JSON messages.
+fn build_args(ws: &Path, target: &Path, select: &[&str]) -> Vec<std::ffi::OsString> {
+    let mut args: Vec<std::ffi::OsString> = vec![
+        "build".into(),
+        "--manifest-path".into(),
+        ws.join("Cargo.toml").into(),
+        "--target-dir".into(),
+        target.into(),
+        "--message-format=json-diagnostic-rendered-ansi".into(),
+    ];
+    args.extend(select.iter().map(Into::into));
+    args
+}
+
+/// The command that builds `ws` into `target` with the grader's own environment: the
+/// kit's builds, and submissions graded with `--no-sandbox`.
+pub fn plain(ws: &Path, target: &Path, select: &[&str]) -> Command {
+    let mut command = Command::new(program());
+    command
+        .args(build_args(ws, target, select))
+        .env_remove("CARGO_TARGET_DIR")
+        .env("CARGO_TERM_COLOR", "never");
+    command
+}
+
+/// Builds a submission's workspace `ws` under `c`: in a target folder of its own started
+/// from the base build, in the sandbox if there is one, under the build limits. The base
+/// build itself (the workspace named [`seed::BASE_KEY`]) gets no limits.
+pub fn confined(ws: &Path, work: &Path, select: &[&str], c: &Confinement) -> Result<Output, Error> {
+    let key = ws
+        .file_name()
+        .map(|k| k.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let (target, limits) = if key == seed::BASE_KEY {
+        (seed::base_dir(work, c), None)
+    } else {
+        let (base, stamp) = c.base(work)?;
+        (seed::target(work, c, &key, &base, &stamp)?, Some(c.build))
+    };
+    let tmp = target.join("tmp");
+    std::fs::create_dir_all(&tmp).map_err(|e| Error::io("create", &tmp, e))?;
+    let mut command = match &c.sandbox {
+        None => {
+            let mut command = plain(ws, &target, select);
+            command.env("CARGO_INCREMENTAL", "0");
+            command
+        }
+        Some(Sandbox::Bwrap(b)) => {
+            let tc = toolchain()?;
+            let mut reads = vec![tc.sysroot.clone()];
+            if let Some(dir) = tc.cargo.parent().filter(|d| !d.starts_with(&tc.sysroot)) {
+                reads.push(dir.to_path_buf());
+            }
+            reads.extend(path_packages(&tc, ws)?);
+            let env = [
+                (
+                    "PATH",
+                    format!("{}:/usr/bin:/bin", tc.sysroot.join("bin").display()),
+                ),
+                ("CARGO_HOME", tc.cargo_home.display().to_string()),
+                ("HOME", "/tmp".to_owned()),
+                ("TMPDIR", tmp.display().to_string()),
+                ("CARGO_INCREMENTAL", "0".to_owned()),
+                ("CARGO_TERM_COLOR", "never".to_owned()),
+            ];
+            let view = bwrap::View {
+                reads,
+                writes: vec![ws.to_path_buf(), target.clone()],
+                cargo_home: Some(tc.cargo_home.clone()),
+                cwd: Some(ws.to_path_buf()),
+                env: env.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
+                ..bwrap::View::default()
+            };
+            let mut command = b.command(&view);
+            command
+                .arg(&tc.cargo)
+                .args(build_args(ws, &target, select))
+                .arg("--offline");
+            command
+        }
+        Some(Sandbox::Landlock(l)) => {
+            let tc = toolchain()?;
+            let mut reads = vec![tc.sysroot.clone()];
+            if let Some(dir) = tc.cargo.parent() {
+                reads.push(dir.to_path_buf());
+            }
+            reads.extend(path_packages(&tc, ws)?);
+            for part in ["registry", "git", ".package-cache"] {
+                let path = tc.cargo_home.join(part);
+                if path.exists() {
+                    reads.push(path);
+                }
+            }
+            let paths = super::landlock::Paths {
+                reads,
+                writes: vec![ws.to_path_buf(), target.clone()],
+            };
+            let mut command = l.command(&tc.cargo, &paths, None).map_err(Error::Sandbox)?;
+            command
+                .args(build_args(ws, &target, select))
+                .arg("--offline")
+                .current_dir(ws)
+                .env(
+                    "PATH",
+                    format!("{}:/usr/bin:/bin", tc.sysroot.join("bin").display()),
+                )
+                .env("CARGO_HOME", &tc.cargo_home)
+                .env("HOME", &tmp)
+                .env("TMPDIR", &tmp)
+                .env("CARGO_INCREMENTAL", "0")
+                .env("CARGO_TERM_COLOR", "never");
+            command
+        }
+    };
+    if let Some(limits) = limits {
+        process::set_rlimits(
+            &mut command,
+            Rlimits {
+                cpu_seconds: limits.cpu_seconds,
+                address_space: limits.memory_bytes,
+                file_size: Some(BUILD_FILE_BYTES),
+            },
+        );
+    }
+    run(command, limits)
+}
+
+/// The folders of the path packages the workspace `ws` is built against (the kit's own
+/// crates, outside `ws`), and the manifests above them up to their workspace's (for
+/// inherited fields), found with `cargo metadata` outside the sandbox. Only these of the
+/// kit are visible to the build.
+fn path_packages(tc: &Toolchain, ws: &Path) -> Result<Vec<PathBuf>, Error> {
+    // Workspaces that differ only in their key (every submission's, for one harness)
+    // have the same packages: ask cargo once per grader run.
+    static KNOWN: Mutex<Vec<(String, Vec<PathBuf>)>> = Mutex::new(Vec::new());
+    let key = ws
+        .file_name()
+        .map(|k| k.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let manifest = std::fs::read_to_string(ws.join("Cargo.toml"))
+        .map_err(|e| Error::io("read", &ws.join("Cargo.toml"), e))?
+        .replace(&key, "KEY");
+    if let Some((_, dirs)) = KNOWN
+        .lock()
+        .ok()
+        .and_then(|k| k.iter().find(|(m, _)| *m == manifest).cloned())
+    {
+        return Ok(dirs);
+    }
+    let dirs = ask_path_packages(tc, ws)?;
+    if let Ok(mut known) = KNOWN.lock() {
+        known.push((manifest, dirs.clone()));
+    }
+    Ok(dirs)
+}
+
+/// [`path_packages`], asking cargo.
+fn ask_path_packages(tc: &Toolchain, ws: &Path) -> Result<Vec<PathBuf>, Error> {
+    let out = Command::new(&tc.cargo)
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--offline",
+            "--manifest-path",
+        ])
+        .arg(ws.join("Cargo.toml"))
+        .env("CARGO_TERM_COLOR", "never")
+        // The toolchain's own rustc, not a rustup proxy, which takes longer to start.
+        .env("RUSTC", tc.sysroot.join("bin/rustc"))
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| Error::Cargo(format!("{}: {e}", tc.cargo.display())))?;
+    let meta: serde_json::Value =
+        serde_json::from_slice(&out.stdout).map_err(|_| Error::KitBuild {
+            what: ws.display().to_string(),
+            log: format!(
+                "cargo metadata failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ),
+        })?;
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for package in meta["packages"].as_array().into_iter().flatten() {
+        if !package["source"].is_null() {
+            continue;
+        }
+        let Some(dir) = package["manifest_path"]
+            .as_str()
+            .and_then(|m| Path::new(m).parent())
+        else {
+            continue;
+        };
+        if dir.starts_with(ws) || dirs.iter().any(|d| dir.starts_with(d)) {
+            continue;
+        }
+        dirs.retain(|d| !d.starts_with(dir));
+        dirs.push(dir.to_path_buf());
+    }
+    // Cargo reads every manifest above a package up to its workspace's, which a package
+    // that inherits fields needs; those manifests are public too.
+    let mut above: Vec<PathBuf> = Vec::new();
+    for dir in &dirs {
+        for manifest in dir.ancestors().skip(1).map(|a| a.join("Cargo.toml")) {
+            let Ok(text) = std::fs::read_to_string(&manifest) else {
+                continue;
+            };
+            if !above.contains(&manifest) {
+                above.push(manifest);
+            }
+            if text.contains("[workspace]") {
+                break;
+            }
+        }
+    }
+    dirs.extend(above);
+    Ok(dirs)
+}
+
+/// Runs a cargo command to its end, or until `limits` stop it: standard output read as
+/// JSON messages and kept bounded, standard error up to a cap. A build stopped by a
+/// limit is [`Error::BuildStopped`], saying which.
+pub fn run(mut command: Command, limits: Option<BuildLimits>) -> Result<Output, Error> {
+    let what = command.get_program().to_owned();
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .map_err(|e| Error::Cargo(format!("{}: {e}", Path::new(&what).display())))?;
+    let stdout = child.stdout.take().map(messages);
+    let stderr = child.stderr.take().map(|s| process::capture(s, STDERR_CAP));
+    let (status, timed_out) = process::wait_and_kill(child, limits.map(|l| l.timeout))
+        .map_err(|e| Error::Cargo(format!("{}: {e}", Path::new(&what).display())))?;
+    let patience = Duration::from_secs(2);
+    let stdout = stdout
+        .map(|r| process::collect(r, patience))
+        .unwrap_or_default();
+    let stderr = stderr
+        .map(|r| process::collect(r, patience))
+        .unwrap_or_default();
+    if let Some(limits) = limits {
+        let log = String::from_utf8_lossy(&stderr.bytes);
+        if let Some(why) = stopped(&limits, timed_out, status.success(), &log) {
+            return Err(Error::BuildStopped(why));
+        }
+    }
+    Ok(Output {
+        status,
+        stdout: stdout.bytes,
+        stderr: stderr.text().into_bytes(),
+    })
+}
+
+/// Why a build was stopped by one of its limits, if it was.
+fn stopped(limits: &BuildLimits, timed_out: bool, success: bool, stderr: &str) -> Option<String> {
+    if timed_out {
+        return Some(format!(
+            "the build did not finish within {:.0} s of real time and was stopped: a constant, a type or a macro that takes forever to evaluate?",
+            limits.timeout.as_secs_f64()
+        ));
+    }
+    if success {
+        return None;
+    }
+    let cpu = stderr.contains("SIGXCPU") || stderr.contains("signal: 24");
+    let killed = stderr.contains("SIGKILL") || stderr.contains("signal: 9");
+    if let Some(seconds) = limits.cpu_seconds.filter(|_| cpu || killed) {
+        return Some(format!(
+            "the compiler used up its CPU time (the limit is {seconds} s per process) and was stopped: a constant, a type or a macro that takes forever to evaluate?"
+        ));
+    }
+    let memory = stderr.contains("memory allocation of") || stderr.contains("out of memory");
+    if let Some(bytes) = limits.memory_bytes.filter(|_| memory) {
+        return Some(format!(
+            "the compiler ran out of memory (the limit is {} MB per process) and was stopped: a constant, a type or a macro that grows without bound?",
+            bytes / (1024 * 1024)
+        ));
+    }
+    None
+}
+
+/// Reads cargo's JSON messages on a thread, keeping each artifact message and each
+/// compiler message with its rendered text cut to what is left of the budget; other
+/// lines, and lines longer than [`LINE_CAP`], are skipped.
+fn messages(stream: impl Read + Send + 'static) -> mpsc::Receiver<Captured> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut reader = BufReader::new(stream);
+        let mut kept = Captured::default();
+        let mut budget = MESSAGE_BUDGET;
+        let mut count = 0;
+        let mut line = Vec::new();
+        loop {
+            let n = match process::next_line(&mut reader, LINE_CAP, &mut line) {
+                None => break,
+                Some(process::Line::TooLong(n)) => {
+                    kept.dropped += n;
+                    continue;
+                }
+                Some(process::Line::Whole(n)) => n,
+            };
+            let compact = serde_json::from_slice::<serde_json::Value>(&line)
+                .ok()
+                .filter(|_| count < MESSAGES)
+                .and_then(|msg| compact(&msg, &mut budget));
+            match compact {
+                Some(text) => {
+                    count += 1;
+                    kept.bytes.extend_from_slice(text.as_bytes());
+                    kept.bytes.push(b'\n');
+                }
+                None => kept.dropped += n as u64,
+            }
+        }
+        let _ = tx.send(kept);
+    });
+    rx
+}
+
+/// An artifact or compiler message with only the fields the grader reads, the rendered
+/// text cut to `budget` (which it uses up).
+fn compact(msg: &serde_json::Value, budget: &mut usize) -> Option<String> {
+    let target = serde_json::json!({
+        "name": msg["target"]["name"],
+        "src_path": msg["target"]["src_path"],
+    });
+    let out = match msg["reason"].as_str()? {
+        "compiler-artifact" => serde_json::json!({
+            "reason": "compiler-artifact",
+            "manifest_path": msg["manifest_path"],
+            "target": target,
+            "executable": msg["executable"],
+        }),
+        "compiler-message" => {
+            let rendered = msg["message"]["rendered"].as_str().unwrap_or("");
+            let kept = if *budget == 0 {
+                String::new()
+            } else {
+                let text = crate::report::clip::clip(rendered, *budget);
+                *budget = budget.saturating_sub(rendered.len());
+                text
+            };
+            let mut message = diagnostic(&msg["message"], 0);
+            message["level"] = msg["message"]["level"].clone();
+            message["rendered"] = kept.into();
+            serde_json::json!({
+                "reason": "compiler-message",
+                "manifest_path": msg["manifest_path"],
+                "target": target,
+                "message": message,
+            })
+        }
+        _ => return None,
+    };
+    Some(out.to_string())
+}
+
+/// The parts of a compiler diagnostic that say where it points (the files of its spans,
+/// its children's, its first line), each bounded: what [`crate::build::blame`] reads to
+/// tell whose fault an error is.
+fn diagnostic(message: &serde_json::Value, depth: usize) -> serde_json::Value {
+    let text = message["message"].as_str().unwrap_or("");
+    let spans: Vec<serde_json::Value> = message["spans"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .take(DIAGNOSTIC_PARTS)
+        .map(|s| serde_json::json!({"file_name": s["file_name"]}))
+        .collect();
+    let children: Vec<serde_json::Value> = if depth < 2 {
+        message["children"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .take(DIAGNOSTIC_PARTS)
+            .map(|c| diagnostic(c, depth + 1))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    serde_json::json!({
+        "message": crate::report::clip::clip(text, crate::report::clip::LINE),
+        "spans": spans,
+        "children": children,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_keep_artifacts_and_cut_rendered_text_to_the_budget() {
+        let big = "x".repeat(MESSAGE_BUDGET + 10);
+        let lines = [
+            serde_json::json!({"reason": "compiler-message", "target": {"name": "a", "src_path": "/s/a.rs"}, "message": {"level": "error", "rendered": big}}),
+            serde_json::json!({"reason": "compiler-message", "target": {"name": "a", "src_path": "/s/a.rs"}, "message": {"level": "warning", "rendered": "later"}}),
+            serde_json::json!({"reason": "build-finished", "success": false}),
+            serde_json::json!({"reason": "compiler-artifact", "target": {"name": "h", "src_path": "/m.rs"}, "executable": "/t/h"}),
+        ];
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let got = process::collect(
+            messages(std::io::Cursor::new(text.into_bytes())),
+            Duration::from_secs(5),
+        );
+        let kept: Vec<serde_json::Value> = String::from_utf8(got.bytes)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(kept.len(), 3, "{kept:?}");
+        let first = kept[0]["message"]["rendered"].as_str().unwrap();
+        assert!(first.len() < MESSAGE_BUDGET + 100);
+        assert!(first.ends_with("[... 10 more bytes cut]"));
+        assert_eq!(kept[1]["message"]["level"], "warning");
+        assert_eq!(kept[1]["message"]["rendered"], "");
+        assert_eq!(kept[2]["executable"], "/t/h");
+    }
+}

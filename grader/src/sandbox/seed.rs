@@ -1,0 +1,189 @@
+//! A target folder of its own for each submission's build, started from a base build.
+//!
+//! Cargo keeps compiled dependencies in the target folder, and a build that shares one
+//! can read what other builds left there (another submission's harness program, or the
+//! reference's). So each submission builds into its own folder. To keep that cheap, the
+//! grader first builds the lab's harness against the kit's pristine student crate into
+//! a base folder (once per kit change, in the same sandbox and environment as the
+//! submissions' builds), and starts each submission's folder as hard links to the base's
+//! compiled dependencies: no copying, and cargo then compiles only the submission's crate
+//! and the few lines of the harness program. Cargo accepts a target folder that moved;
+//! the base holds nothing but public code.
+//!
+//! A submission's folder records the stamp of the base it was started from, and is
+//! started again when the base changed.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use sha2::{Digest, Sha256};
+
+use super::Confinement;
+use crate::build::materialize::materialize;
+use crate::build::{self, Built, blame};
+use crate::error::Error;
+use crate::report::provenance::hex;
+
+/// The key (and workspace name) of the base build.
+pub const BASE_KEY: &str = "sandbox_base";
+/// The file in a submission's target folder that names the base it started from.
+const STAMP: &str = ".grader-base";
+
+/// The folder of the confined builds: one per kind of confinement, since a build in the
+/// sandbox and one outside see different environments.
+fn flavour_dir(work: &Path, c: &Confinement) -> PathBuf {
+    let flavour = match &c.sandbox {
+        Some(super::Sandbox::Bwrap(_)) => "sandboxed",
+        Some(super::Sandbox::Landlock(_)) => "landlocked",
+        None => "unsandboxed",
+    };
+    work.join("confined").join(flavour)
+}
+
+/// The base build's target folder.
+pub fn base_dir(work: &Path, c: &Confinement) -> PathBuf {
+    flavour_dir(work, c).join("base")
+}
+
+/// Builds the lab's harness (and race harness) against the kit's pristine student crate
+/// into the base folder, and returns the folder and its stamp.
+pub(super) fn build_base(c: &Confinement, work: &Path) -> Result<(PathBuf, String), Error> {
+    let lab = &c.lab;
+    let _turn = super::take_turn(work, BASE_KEY)?;
+    let subject = materialize(
+        lab,
+        work,
+        BASE_KEY,
+        "the kit's student crate",
+        &lab.manifest.student_crate,
+        &lab.manifest.student_crate,
+        |_| Ok(()),
+    )?;
+    let (ws, bin, planned) = build::workspace(lab, &subject, work)?;
+    let mut select = vec!["--bin", bin.as_str()];
+    let race_bin = planned.bin().map(str::to_owned);
+    if let Some(race) = &race_bin {
+        select.extend(["--workspace", "--bin", race]);
+    }
+    let output = super::cargo::confined(&ws, work, &select, c)?;
+    if !output.status.success() {
+        let linked = [blame::Linked {
+            subject: &subject,
+            manifest: ws.join("Cargo.toml"),
+            bin,
+            race: planned,
+        }];
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let log = match blame::verdicts(lab, &linked, &stdout, &stderr).pop() {
+            Some(Ok(Built::CompileFailed(text))) => text,
+            Some(Err(e)) => e.to_string(),
+            _ => stderr.into_owned(),
+        };
+        return Err(Error::KitBuild {
+            what: subject.label,
+            log: log.trim().to_owned(),
+        });
+    }
+    let base = base_dir(work, c);
+    Ok((base.clone(), stamp(&base)))
+}
+
+/// A stamp of the base's compiled state: every fingerprint file's name, size and time.
+fn stamp(base: &Path) -> String {
+    let mut listing = Vec::new();
+    let prints = base.join("debug").join(".fingerprint");
+    for unit in std::fs::read_dir(&prints).into_iter().flatten().flatten() {
+        for file in std::fs::read_dir(unit.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let Ok(meta) = file.metadata() else { continue };
+            let time = meta
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos());
+            listing.push(format!(
+                "{}/{} {} {time}",
+                unit.file_name().to_string_lossy(),
+                file.file_name().to_string_lossy(),
+                meta.len()
+            ));
+        }
+    }
+    listing.sort();
+    hex(&Sha256::digest(listing.join("\n").as_bytes()))
+}
+
+/// The target folder of the build keyed `key`: started from `base` unless it already was
+/// from the same base (`stamp`).
+pub(super) fn target(
+    work: &Path,
+    c: &Confinement,
+    key: &str,
+    base: &Path,
+    stamp: &str,
+) -> Result<PathBuf, Error> {
+    let targets = flavour_dir(work, c).join("targets");
+    let target = targets.join(key);
+    if std::fs::read_to_string(target.join(STAMP)).is_ok_and(|s| s == stamp) {
+        return Ok(target);
+    }
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let unique = format!(
+        "{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::SeqCst)
+    );
+    if target.exists() {
+        // Out of the way first, so a build that starts meanwhile never sees half of it.
+        let old = targets.join(format!(".old-{key}-{unique}"));
+        if std::fs::rename(&target, &old).is_ok() {
+            let _ = std::fs::remove_dir_all(&old);
+        }
+    }
+    let fresh = targets.join(format!(".new-{key}-{unique}"));
+    link_tree(base, &fresh, 0)?;
+    let stamp_file = fresh.join(STAMP);
+    std::fs::write(&stamp_file, stamp).map_err(|e| Error::io("write", &stamp_file, e))?;
+    if std::fs::rename(&fresh, &target).is_err() {
+        // Another grader started the same folder at the same moment: use theirs.
+        let _ = std::fs::remove_dir_all(&fresh);
+    }
+    Ok(target)
+}
+
+/// Recreates the folder `from` at `to` with every file a hard link to the original,
+/// leaving out what belongs to the base build alone: cargo's lock, the programs it copied
+/// to the top of the profile folder, incremental data and temporary files.
+fn link_tree(from: &Path, to: &Path, depth: usize) -> Result<(), Error> {
+    std::fs::create_dir_all(to).map_err(|e| Error::io("create", to, e))?;
+    let entries = std::fs::read_dir(from).map_err(|e| Error::io("read", from, e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io("read", from, e))?;
+        let name = entry.file_name();
+        let (src, dst) = (entry.path(), to.join(&name));
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        let skip = matches!(
+            name.to_str(),
+            Some(".cargo-lock" | "incremental" | "tmp" | ".rustc_info.json")
+        ) || (depth == 1 && !kind.is_dir());
+        if skip {
+            continue;
+        }
+        if kind.is_dir() {
+            link_tree(&src, &dst, depth + 1)?;
+        } else if kind.is_symlink() {
+            if let Ok(points_to) = std::fs::read_link(&src) {
+                let _ = std::os::unix::fs::symlink(points_to, &dst);
+            }
+        } else if std::fs::hard_link(&src, &dst).is_err() {
+            std::fs::copy(&src, &dst).map_err(|e| Error::io("copy", &src, e))?;
+        }
+    }
+    Ok(())
+}
