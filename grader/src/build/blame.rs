@@ -221,23 +221,29 @@ pub fn api_mismatch(lab: &Lab, subject: &Subject, log: &str) -> String {
 /// files by their absolute path.
 pub fn tidy(text: &str, lab: &Lab, subject: &Subject) -> String {
     let shown = format!("{}/", subject.shown_dir.display());
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    const LOCAL: &str = "subject/";
-    while let Some(i) = rest.find(LOCAL) {
-        let at_path_start = rest[..i]
-            .chars()
-            .next_back()
-            .is_none_or(|c| !(c.is_alphanumeric() || "_-./".contains(c)));
-        out.push_str(&rest[..i]);
-        out.push_str(if at_path_start { &shown } else { LOCAL });
-        rest = &rest[i + LOCAL.len()..];
-    }
-    out.push_str(rest);
+    let out = replace_path(text, "subject/", &shown);
     let kit = format!("{}/", lab.kit.display());
     out.replace(
         &format!("{}", subject.crate_dir.display()),
         subject.shown_dir.display().to_string().as_str(),
     )
     .replace(&kit, "")
+}
+
+/// `text` with the path `from` replaced by `to` where it starts a path (not inside a
+/// longer one, such as `other/subject/`).
+pub fn replace_path(text: &str, from: &str, to: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(from) {
+        let starts_path = rest[..i]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !(c.is_alphanumeric() || "_-./".contains(c)));
+        out.push_str(&rest[..i]);
+        out.push_str(if starts_path { to } else { from });
+        rest = &rest[i + from.len()..];
+    }
+    out.push_str(rest);
+    out
 }

@@ -1,7 +1,7 @@
 //! Building the harness against the code under test.
 //!
 //! The grader never builds student code into itself. For each crate under test it writes a
-//! tiny Cargo workspace under the work folder (`target/grader/builds/<key>/`) whose one
+//! tiny Cargo workspace under the lab's work folder (`target/grader/<lab>/builds/<key>/`) whose one
 //! binary is the lab's harness program (its plug-in says which file, and under which crate
 //! name the program uses the code under test), with that name pointing at that crate. All these workspaces share one target folder, so the dependencies are
 //! compiled once and each crate under test costs one incremental build.
@@ -72,12 +72,20 @@ pub enum Built {
     CompileFailed(String),
 }
 
-/// The folder where the grader keeps builds and runs: `GRADER_WORK_DIR`, or
+/// The folder where the grader keeps what it makes: `GRADER_WORK_DIR`, or
 /// `<kit>/target/grader`.
-pub fn work_dir(kit: &Path) -> PathBuf {
+pub fn work_root(kit: &Path) -> PathBuf {
     std::env::var_os("GRADER_WORK_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| kit.join("target").join("grader"))
+}
+
+/// The folder where the grader keeps a lab's builds and runs: `<work root>/<lab>`. Labs
+/// name their crates under test alike (`solution`, an alternative or mutant of the same
+/// name, the sandbox's base), so each lab has its own builds and target folder, and
+/// graders of two labs at once never build over each other.
+pub fn work_dir(lab: &Lab) -> PathBuf {
+    work_root(&lab.kit).join(&lab.manifest.name)
 }
 
 /// Builds the lab's harness against `subject`, and its race harness when the lab has race

@@ -70,7 +70,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: GradeArgs) -> Result<u8, Error> {
             return Err(e);
         }
     }
-    let work = crate::build::work_dir(&lab.kit);
+    let work = crate::build::work_dir(&lab);
     let batch = Batch {
         lab: &lab,
         selection: &selection,

@@ -38,7 +38,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: RehearseArgs) -> Result<u8, Error> {
         )
     })?;
     let out = args.out.clone().unwrap_or_else(|| {
-        build::work_dir(&lab.kit)
+        build::work_root(&lab.kit)
             .join("rehearsal")
             .join(format!("{}-{}", lab.manifest.name, subject.key))
     });
@@ -65,7 +65,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: RehearseArgs) -> Result<u8, Error> {
 /// pristine student crate.
 fn subject(lab: &Lab, args: &RehearseArgs) -> Result<Subject, Error> {
     if let Some(dir) = &args.submission {
-        let work = build::work_dir(&lab.kit);
+        let work = build::work_dir(lab);
         return match submission::collect(lab, dir)? {
             Ok(found) => submit::subject(lab, &work, &found),
             Err(rejected) => Err(Error::Usage(format!(

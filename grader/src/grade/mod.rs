@@ -61,7 +61,7 @@ pub fn grade(
     opts: &RunOptions,
     progress: &mut dyn Write,
 ) -> Result<Report, Error> {
-    let work = build::work_dir(&lab.kit);
+    let work = build::work_dir(lab);
     let _ = writeln!(progress, "building {} ...", subject.label);
     let built = build::build(lab, subject, &work)?;
     let results = match built {

@@ -205,16 +205,21 @@ pub fn describe(lab: &Lab, layout: Layout, found_in: &Path) -> String {
 /// `__MACOSX` aside, symbolic links never followed), look inside it. Returns the path
 /// from `dir` and the folder to read.
 fn unwrap(lab: &Lab, dir: &Path, declared: &[String]) -> (PathBuf, PathBuf) {
+    // Whether a folder looks like a submission: a layout's folder, or a lab file (even a
+    // symbolic link, which is then refused by name) at its top.
+    let holds_files = |folder: &Path| {
+        detect(lab, folder) != Layout::Flat
+            || declared.iter().any(|d| {
+                folder
+                    .join(Layout::Flat.place(lab, d))
+                    .symlink_metadata()
+                    .is_ok()
+            })
+    };
     let mut found_in = PathBuf::new();
     let mut at = dir.to_path_buf();
     for _ in 0..MAX_WRAPPING {
-        let holds_files = detect(lab, &at) != Layout::Flat
-            || declared.iter().any(|d| {
-                at.join(Layout::Flat.place(lab, d))
-                    .symlink_metadata()
-                    .is_ok()
-            });
-        if holds_files {
+        if holds_files(&at) {
             break;
         }
         let Ok(entries) = std::fs::read_dir(&at) else {
@@ -236,16 +241,10 @@ fn unwrap(lab: &Lab, dir: &Path, declared: &[String]) -> (PathBuf, PathBuf) {
         let [only] = folders.as_slice() else {
             break;
         };
-        if others > 0 && !folders.is_empty() && detect(lab, &at.join(only)) == Layout::Flat {
-            // Files beside the folder, and the folder does not look like a submission
-            // either: leave the layout to say what is missing where.
-            let inner = at.join(only);
-            if !declared
-                .iter()
-                .any(|d| inner.join(Layout::Flat.place(lab, d)).is_file())
-            {
-                break;
-            }
+        if others > 0 && !holds_files(&at.join(only)) {
+            // Files beside a folder that does not look like a submission either: leave
+            // the layout to say what is missing where.
+            break;
         }
         found_in.push(only);
         at.push(only);

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use super::submission::{Outcome, Rejected, Submission, collect, key};
-use crate::build::blame::tidy;
+use crate::build::blame::{replace_path, tidy};
 use crate::build::materialize::materialize;
 use crate::build::{self, Built, Subject};
 use crate::error::Error;
@@ -152,7 +152,7 @@ pub fn grade(
     reproduce: &str,
     progress: &mut dyn std::io::Write,
 ) -> Result<Outcome, Error> {
-    let work = build::work_dir(&lab.kit);
+    let work = build::work_dir(lab);
     let mut ready = match prepare(lab, dir, selection, &work, reproduce)? {
         Ok(ready) => ready,
         Err(rejected) => return Ok(Outcome::CouldNotGrade(rejected)),
@@ -199,23 +199,5 @@ pub fn as_submitted(text: &str, lab: &Lab, submission: &Submission) -> String {
             );
         }
     }
-    out
-}
-
-/// `text` with the path `from` replaced by `to` where it stands as a whole path (not inside
-/// a longer one, such as `other/crates/relay_base/src/breaker.rs`).
-fn replace_path(text: &str, from: &str, to: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(i) = rest.find(from) {
-        let starts_path = rest[..i]
-            .chars()
-            .next_back()
-            .is_none_or(|c| !(c.is_alphanumeric() || "_-./".contains(c)));
-        out.push_str(&rest[..i]);
-        out.push_str(if starts_path { to } else { from });
-        rest = &rest[i + from.len()..];
-    }
-    out.push_str(rest);
     out
 }

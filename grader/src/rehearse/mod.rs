@@ -143,7 +143,7 @@ pub fn rehearse(
     progress: &mut dyn Write,
 ) -> Result<Outcome, Error> {
     let rehearsal = of(lab)?;
-    let work = work_dir(&lab.kit);
+    let work = work_dir(lab);
     let _ = writeln!(progress, "building the rehearsal of {} ...", subject.label);
     let binary = match build::build(lab, &rehearsal.program(), subject, &work)? {
         Ok(binary) => binary,

@@ -1,6 +1,6 @@
 //! `grader audit`: the scenarios catch every known bug, and the reference passes them all.
 
-use crate::util::{grader, stdout};
+use crate::util::{grader, stdout, transcript};
 
 #[test]
 fn every_mutant_is_caught_and_the_reference_passes() {
@@ -12,6 +12,11 @@ fn every_mutant_is_caught_and_the_reference_passes() {
         .get_output()
         .clone();
     let text = stdout(&output);
-    assert_eq!(output.status.code(), Some(0), "the audit failed:\n{text}");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "the audit failed:\n{}",
+        transcript(&output)
+    );
     insta::assert_snapshot!("audit_matrix", text);
 }

@@ -135,7 +135,12 @@ fn the_audit_catches_every_mutant_and_passes_the_reference() {
         .output()
         .expect("run the grader");
     let text = stdout(&output);
-    assert_eq!(output.status.code(), Some(0), "the audit failed:\n{text}");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "the audit failed:\n{}",
+        transcript(&output)
+    );
     insta::assert_snapshot!("audit_matrix", text);
 }
 
@@ -371,4 +376,32 @@ fn the_student_edition_of_lab5_leaks_nothing() {
         "leaked into the student edition:\n{}",
         leaks.join("\n")
     );
+}
+
+/// Two labs graded at the same moment, as two students or two CI jobs on one kit would:
+/// both labs have a crate called `solution`, and each must get its own build and full
+/// marks, not the other lab's harness.
+#[test]
+fn two_labs_graded_at_once_do_not_build_over_each_other() {
+    let runs: Vec<_> = ["lab4", "lab5"]
+        .into_iter()
+        .map(|lab| {
+            std::thread::spawn(move || {
+                let output = grader()
+                    .args(["check", lab, "--solution"])
+                    .output()
+                    .expect("run the grader");
+                (lab, output)
+            })
+        })
+        .collect();
+    for run in runs {
+        let (lab, output) = run.join().expect("the thread ends");
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{lab} graded beside another lab:\n{}",
+            transcript(&output)
+        );
+    }
 }

@@ -135,7 +135,7 @@ fn a_real_sleep_is_named_and_a_slot_given_back_early_is_reported_as_the_handout_
     assert_eq!(output.status.code(), Some(1), "{}", transcript(&output));
     let text = stdout(&output);
     let warning = format!(
-        "Rule breaks found in the code itself:\n  crates/quote_client/src/client.rs:{line}: `thread::sleep` sleeps in real time: the grader moves a fake clock, so read time only through the injected `Clock` (`clock.now()`) and wait only through it too: `clock.sleep_until` for a pause"
+        "Rule breaks found in the code itself:\n  src/client.rs:{line}: `thread::sleep` sleeps in real time: the grader moves a fake clock, so read time only through the injected `Clock` (`clock.now()`) and wait only through it too: `clock.sleep_until` for a pause"
     );
     assert!(text.contains(&warning), "{text}");
     let handout = handout();
@@ -165,7 +165,12 @@ fn the_audit_catches_every_mutant_and_keeps_every_alternative_at_full_marks() {
         .output()
         .expect("run the grader");
     let text = stdout(&output);
-    assert_eq!(output.status.code(), Some(0), "the audit failed:\n{text}");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "the audit failed:\n{}",
+        transcript(&output)
+    );
     insta::assert_snapshot!("audit_matrix", text);
 }
 

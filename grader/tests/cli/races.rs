@@ -175,7 +175,7 @@ fn code_the_explorer_cannot_run_is_an_error_that_says_where() {
         (
             "unmodelled",
             "race_single_trial",
-            "src/bulkhead.rs:22:24: the race checks do not model what this line uses from std",
+            "cannot run this code: bulkhead.rs:22:24: the race checks do not model what this line uses from std",
         ),
         (
             "spinning_bulkhead",

@@ -72,7 +72,9 @@ fn a_panic_names_the_students_file_and_line() {
     assert_eq!(s["status"], "error");
     let message = s["message"].as_str().expect("a message");
     assert!(
-        message.contains("while building the relay (Relay::new): panicked at crates/relay_base/src/bulkhead.rs:30:9: no bulkhead today"),
+        message.contains(
+            "while building the relay (Relay::new): panicked at bulkhead.rs:30:9: no bulkhead today"
+        ),
         "{message}"
     );
 }

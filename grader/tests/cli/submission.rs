@@ -213,8 +213,10 @@ fn a_changed_public_signature_is_a_compile_failure_not_a_kit_failure() {
         errors.contains("the grader cannot call your code"),
         "{errors}"
     );
+    // The student's file, where they have it (a crate: src/relay.rs).
+    assert!(errors.contains("--> src/relay.rs:"), "{errors}");
     assert!(
-        errors.contains("crates/relay_base/src/relay.rs"),
+        !errors.contains("crates/relay_base/src/relay.rs"),
         "{errors}"
     );
 }

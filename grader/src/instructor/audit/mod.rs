@@ -45,7 +45,7 @@ pub fn audit(
     only: &[String],
     progress: &mut dyn Write,
 ) -> Result<Audit, Error> {
-    let work = build::work_dir(&lab.kit);
+    let work = build::work_dir(lab);
     let mut mutants = mutants::load(lab)?;
     if let Some(unknown) = only.iter().find(|n| !mutants.iter().any(|m| &&m.name == n)) {
         let mut msg = format!("there is no mutant `{unknown}` in {}", lab.manifest.name);

@@ -30,9 +30,9 @@ pub use catalog::{
 use crate::subs::{self, Layout};
 use crate::util::{grader, kit};
 
-/// The grader's work folder for the real kit, which the attacks aim at.
+/// The grader's work folder for lab 4 of the real kit, which the attacks aim at.
 fn work() -> PathBuf {
-    kit().join("target/grader")
+    kit().join("target/grader/lab4")
 }
 
 /// The texts that must never be in a result of `attack`: the raw text of a hidden
