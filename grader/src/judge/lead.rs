@@ -87,6 +87,7 @@ pub fn lead(results: &[ScenarioResult], scenarios: &[Scenario]) -> Option<Lead> 
     Some(Lead {
         scenario: first.result.name.clone(),
         step: failure.step,
+        at: failure.at.clone(),
         action: failure.action.clone(),
         expected: failure.expected.clone(),
         observed: failure.observed.clone(),
