@@ -144,7 +144,7 @@ pub fn judge(
         result.failure = failure;
         // The hint must fit how the scenario failed: a todo!() or a panic names its own
         // place, and stuck or endless code has causes of its own whatever the scenario is
-        // about. Only a wrong answer gets the scenario's hint.
+        // about. Only a wrong answer at a step the hint is about gets the scenario's hint.
         let stuck_here = status == Status::Failed
             && stuck.is_some_and(|s| failed_step == Some(s.step))
             && !records.contains_key(&stuck.map_or(usize::MAX, |s| s.step));
@@ -157,6 +157,16 @@ pub fn judge(
                     .plugin
                     .stuck_hint(stuck.and_then(|s| s.seen.as_deref())),
             ),
+            // A wrong answer outside the steps the hint is about (setting the scene, or
+            // checking something after it): the report says what was observed there, not
+            // the hint's cause.
+            Status::Failed
+                if failed_step.is_some_and(|i| {
+                    i + 1 < scenario.hint_from_step || i + 1 > scenario.hint_until_step
+                }) =>
+            {
+                None
+            }
             Status::Failed | Status::Passed => Some(scenario.hint.clone()),
         };
         result.timeline = timeline(scenario, &records, &begun, failed_step);

@@ -184,9 +184,10 @@ fn start_here(report: &Report, opts: Options, out: &mut dyn Write) -> std::io::R
         };
         writeln!(
             out,
-            "  {}, step {}: {}{same}",
+            "  {}, step {} at {}: {}{same}",
             lead.scenario.bold(),
             lead.step,
+            lead.at,
             lead.action
         )?;
         writeln!(out, "    expected: {}", lead.expected.green())?;

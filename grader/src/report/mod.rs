@@ -182,6 +182,8 @@ pub struct Lead {
     pub scenario: String,
     /// Its step where the difference shows, counted from 1.
     pub step: usize,
+    /// Fake-clock time of that step, `HH:MM:SS.mmm`.
+    pub at: String,
     /// What that step did, in words.
     pub action: String,
     /// What the scenario expected there.

@@ -43,6 +43,12 @@ pub struct Scenario {
     pub description: String,
     /// Hint shown after a failure.
     pub hint: String,
+    /// The step (counted from 1) from which the hint applies; before it a failure is
+    /// reported as observed, without the hint. 1 when the file does not say.
+    pub hint_from_step: usize,
+    /// The last step (counted from 1) the hint is about; after it a failure is reported
+    /// as observed. The number of steps when the file does not say.
+    pub hint_until_step: usize,
     /// Every target with the settings this scenario runs with (the lab's defaults with the
     /// scenario's overrides), in lab order.
     pub targets: Vec<TargetPlan>,
