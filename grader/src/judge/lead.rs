@@ -88,6 +88,7 @@ pub fn lead(results: &[ScenarioResult], scenarios: &[Scenario]) -> Option<Lead> 
         scenario: first.result.name.clone(),
         step: failure.step,
         at: failure.at.clone(),
+        settings: first.result.settings.clone(),
         action: failure.action.clone(),
         expected: failure.expected.clone(),
         observed: failure.observed.clone(),

@@ -170,6 +170,7 @@ pub fn judge(
             Status::Failed | Status::Passed => Some(scenario.hint.clone()),
         };
         result.timeline = timeline(scenario, &records, &begun, failed_step);
+        result.settings = scenario.changed_settings.clone();
         if let Some(p) = panic.filter(|_| status == Status::Error) {
             result.backtrace = p.backtrace.as_deref().map(|bt| trim_backtrace(bt, shown));
             result.stopped_at = Some(format!(
@@ -196,6 +197,7 @@ fn passed(scenario: &Scenario) -> ScenarioResult {
         max_score: scenario.points,
         message: "passed".to_owned(),
         failure: None,
+        settings: Vec::new(),
         hint: None,
         timeline: Vec::new(),
         backtrace: None,

@@ -190,6 +190,9 @@ fn start_here(report: &Report, opts: Options, out: &mut dyn Write) -> std::io::R
             lead.at,
             lead.action
         )?;
+        for changed in &lead.settings {
+            writeln!(out, "    settings: {changed}")?;
+        }
         writeln!(out, "    expected: {}", lead.expected.green())?;
         writeln!(out, "    observed: {}", lead.observed.red())?;
         if opts.hints {
@@ -314,6 +317,9 @@ fn scenario(s: &ScenarioResult, opts: Options, out: &mut dyn Write) -> std::io::
         return Ok(());
     }
     writeln!(out, "          {}", s.title.dimmed())?;
+    for changed in &s.settings {
+        writeln!(out, "          settings: {changed}")?;
+    }
     match &s.failure {
         Some(f) => {
             writeln!(out, "          step {} at {}: {}", f.step, f.at, f.action)?;

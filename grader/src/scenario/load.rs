@@ -259,6 +259,17 @@ pub fn parse(lab: &Lab, text: &str, shown: &Path) -> Result<Scenario, Vec<Diagno
         return Err(problems);
     };
     let targets = super::settings::resolve(lab, &parsed.overrides);
+    let changed_settings = targets
+        .iter()
+        .filter(|t| parsed.overrides.contains_key(&t.name))
+        .map(|t| {
+            let words = lab
+                .plugin
+                .describe_settings(&t.settings)
+                .unwrap_or_else(|| t.settings.to_string());
+            format!("{}: {words}", t.name)
+        })
+        .collect();
     Ok(Scenario {
         path: shown.to_path_buf(),
         name: file.name,
@@ -275,6 +286,7 @@ pub fn parse(lab: &Lab, text: &str, shown: &Path) -> Result<Scenario, Vec<Diagno
             .hint_until_step
             .map_or(parsed.steps.len(), |n| n as usize),
         targets,
+        changed_settings,
         steps: parsed.steps.into_iter().flatten().collect(),
         plugin: super::LabPlugin(lab.plugin.clone()),
     })

@@ -52,6 +52,10 @@ pub struct Scenario {
     /// Every target with the settings this scenario runs with (the lab's defaults with the
     /// scenario's overrides), in lab order.
     pub targets: Vec<TargetPlan>,
+    /// Each target whose settings this scenario changes from the lab's defaults, in
+    /// words (`core_banking: opens after 10 failures in a row, ...`), so a report of its
+    /// failure says what it ran with.
+    pub changed_settings: Vec<String>,
     /// The steps, each with where it starts in the file.
     pub steps: Vec<PlacedStep>,
     /// The plug-in of the scenario's lab, which reads, plans and judges its steps.

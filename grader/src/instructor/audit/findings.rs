@@ -207,6 +207,7 @@ mod tests {
             scenario: scenario.into(),
             step: 3,
             at: "00:00:10.000".into(),
+            settings: Vec::new(),
             action: "check core_banking".into(),
             expected: "core_banking breaker OPEN".into(),
             observed: "core_banking breaker CLOSED".into(),
