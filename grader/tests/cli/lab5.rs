@@ -194,6 +194,69 @@ fn a_wait_that_is_not_restarted_is_reported_step_by_step() {
     insta::assert_snapshot!("wait_not_restarted", text);
 }
 
+/// Messages stuck inside the gateway get a hint from what the harness saw while they
+/// were: a breaker whose lock is held during the delivery blocks the state read too; a
+/// bulkhead whose lock is held during it leaves the state readable, and the hint says it
+/// is not the breaker's lock they wait for.
+#[test]
+fn a_stuck_message_is_told_whose_lock_it_waits_for() {
+    let mut bulkhead_lock = reference_files();
+    let file = bulkhead_lock
+        .iter_mut()
+        .find(|(f, _)| f == "src/bulkhead.rs")
+        .expect("declared");
+    for (find, replace) in [
+        (
+            "    in_use: AtomicUsize,\n}",
+            "    in_use: AtomicUsize,\n    gate: std::sync::Mutex<()>,\n}",
+        ),
+        (
+            "            in_use: AtomicUsize::new(0),\n",
+            "            in_use: AtomicUsize::new(0),\n            gate: std::sync::Mutex::new(()),\n",
+        ),
+        (
+            "        };\n        call()\n",
+            "        };\n        let _gate = self.gate.lock();\n        call()\n",
+        ),
+    ] {
+        assert_eq!(file.1.matches(find).count(), 1, "{find}");
+        file.1 = file.1.replacen(find, replace, 1);
+    }
+    for (name, files, words) in [
+        (
+            "lab5-breaker-lock",
+            mutant("lock_held_during_call"),
+            "Reading the flow's circuit state blocked too: the breaker's lock is held",
+        ),
+        (
+            "lab5-bulkhead-lock",
+            bulkhead_lock,
+            "so it is not the breaker's lock they wait for",
+        ),
+    ] {
+        let dir = submission(name, &files);
+        let output = check_submission(
+            &dir,
+            &[
+                "--scenario",
+                "al_one_alert_when_failures_land_at_once",
+                "--format",
+                "json",
+            ],
+        );
+        let report = json(&output);
+        let lead = &report["start_here"];
+        assert_eq!(
+            lead["scenario"],
+            "al_one_alert_when_failures_land_at_once",
+            "{}",
+            transcript(&output)
+        );
+        let hint = lead["hint"].as_str().expect("a hint");
+        assert!(hint.contains(words), "{name}: {hint}");
+    }
+}
+
 /// Alerts show in the timeline next to the transition records, in the order they came.
 #[test]
 fn an_alert_on_every_failed_probe_is_reported_with_the_alerts() {

@@ -11,9 +11,9 @@ use gateway_kit::{
     AlertLog, AlertSink, BreakerSettings, Clock, FakeClock, Flow, FlowSettings, Message, Outcome,
 };
 use grader_harness::{Driver, Failure, Requests};
-use grader_protocol::{Plan, RequestOutcome};
+use grader_protocol::{Plan, RequestOutcome, StuckRecord};
 
-use crate::wire::{Action, FlowSnapshot, Observation, Settings};
+use crate::wire::{Action, FlowSnapshot, Observation, Settings, seen};
 use crate::{BuildGateway, GatewayUnderTest};
 
 /// Lab 5's world: the fake clock, the scripted partners, the alert log and the gateway
@@ -112,12 +112,14 @@ impl Driver for World {
             Action::Send { flow, count } => {
                 let held = |id| self.partners.is_held(id);
                 let call = self.call(flow)?;
-                self.requests.one_after_another(*count, flow, call, &held)
+                let sent = self.requests.one_after_another(*count, flow, call, &held);
+                sent.map_err(|failure| self.seen(failure, flow))
             }
             Action::SendConcurrent { flow, count } => {
                 let held = |id| self.partners.is_held(id);
                 let call = self.call(flow)?;
-                self.requests.together(*count, flow, call, &held)
+                let sent = self.requests.together(*count, flow, call, &held);
+                sent.map_err(|failure| self.seen(failure, flow))
             }
             Action::Release {
                 flow,
@@ -196,6 +198,36 @@ impl World {
     fn settle(&self, ids: &[u64], flow: &str) -> Result<(), Failure> {
         self.requests
             .settle(ids, flow, &|id| self.partners.is_held(id))
+            .map_err(|failure| self.seen(failure, flow))
+    }
+
+    /// A stuck failure with what was seen of the breaker's lock: when the messages are
+    /// blocked for good, whether the flow's circuit state can still be read (if it can,
+    /// what they wait for is not the breaker's lock). Only then: a message that loops may
+    /// hold the lock the look would wait for, until the time limit.
+    fn seen(&self, failure: Failure, flow: &str) -> Failure {
+        let Failure::Stuck(stuck) = failure else {
+            return failure;
+        };
+        if !stuck.blocked {
+            return Failure::Stuck(stuck);
+        }
+        let Ok(flow) = self.flow(flow) else {
+            return Failure::Stuck(stuck);
+        };
+        let gateway = self.gateway.clone();
+        let read = self
+            .requests
+            .read(move || catch_unwind(AssertUnwindSafe(|| gateway.circuit_state(&flow))).is_ok());
+        let seen = match read {
+            Ok(true) => seen::STATE_READABLE,
+            Ok(false) => seen::STATE_PANICKED,
+            Err(_) => seen::STATE_BLOCKED,
+        };
+        Failure::Stuck(StuckRecord {
+            seen: Some(seen.to_owned()),
+            ..stuck
+        })
     }
 
     fn snapshot(&self, flow: &Flow) -> FlowSnapshot {
