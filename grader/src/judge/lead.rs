@@ -8,9 +8,12 @@
 //!
 //! 1. requests stuck inside the code under test come first: they stop every scenario
 //!    that meets them, and their hint says what the harness saw (whose lock);
-//! 2. otherwise the failures at a step are grouped by what differed (the kind of step
-//!    and what was observed that was not expected, or else what was expected and not
-//!    observed, with the scenario's target names left out), deterministic scenarios before race checks, which fail the same mistakes
+//! 2. otherwise the failures at a step are grouped by what differed: what was observed
+//!    that was not expected, or else what was expected and not observed, with the
+//!    scenario's target names left out, whatever kind of step it showed at (a request
+//!    that waits on the fake clock ends at the `advance` that wakes it, so the same
+//!    wrong answer shows at a send in one scenario and at an advance in another).
+//!    Deterministic scenarios come before race checks, which fail the same mistakes
 //!    less directly; the largest group wins;
 //! 3. within it, the simplest scenario (the earliest failing step, then fewest steps)
 //!    whose hint applies at the step that failed is the one to look at, and its hint
@@ -40,14 +43,10 @@ pub fn lead(results: &[ScenarioResult], scenarios: &[Scenario]) -> Option<Lead> 
         .filter_map(|r| {
             let scenario = scenarios.iter().find(|s| s.name == r.name)?;
             let failure = r.failure.as_ref()?;
-            let kind = failure.action.split_whitespace().next().unwrap_or_default();
             let symptom = if r.stuck {
                 "stuck".to_owned()
             } else {
-                format!(
-                    "{kind}|{}",
-                    unexpected(&failure.expected, &failure.observed, scenario)
-                )
+                unexpected(&failure.expected, &failure.observed, scenario)
             };
             Some(Candidate {
                 result: r,
@@ -153,4 +152,97 @@ fn parts(text: &str, scenario: &Scenario) -> Vec<String> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::Failure;
+
+    /// A scenario of lab 6 under another name: the lead reads only its name, targets,
+    /// kind (race or not) and number of steps.
+    fn scenario(name: &str, from: &Scenario) -> Scenario {
+        Scenario {
+            name: name.to_owned(),
+            ..from.clone()
+        }
+    }
+
+    fn lab6_scenario() -> Scenario {
+        let kit = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let lab = crate::lab::Lab::load(&crate::labs::registered(), &kit, "lab6").expect("lab 6");
+        let selection = crate::grade::select(&lab, false, &[]).expect("its scenarios");
+        selection.scenarios[0].clone()
+    }
+
+    /// A failure of `name` at `step` (`action`), with its hint.
+    fn failed(
+        name: &str,
+        step: usize,
+        action: &str,
+        expected: &str,
+        observed: &str,
+    ) -> ScenarioResult {
+        ScenarioResult {
+            name: name.to_owned(),
+            title: String::new(),
+            category: String::new(),
+            status: Status::Failed,
+            score: 0,
+            max_score: 5,
+            message: String::new(),
+            failure: Some(Failure {
+                step,
+                at: "00:00:00.000".to_owned(),
+                action: action.to_owned(),
+                expected: expected.to_owned(),
+                observed: observed.to_owned(),
+            }),
+            settings: Vec::new(),
+            hint: Some(format!("the hint of {name}")),
+            timeline: Vec::new(),
+            backtrace: None,
+            stopped_at: None,
+            interleaving: None,
+            stuck: false,
+        }
+    }
+
+    #[test]
+    fn the_same_wrong_answer_at_a_send_and_at_an_advance_is_one_symptom() {
+        let base = lab6_scenario();
+        let names = ["sent", "woken", "woken_too", "other", "other_too"];
+        let scenarios: Vec<Scenario> = names.iter().map(|n| scenario(n, &base)).collect();
+        // Two scenarios fail alike at a send; three see one checkout confirmed without a
+        // quote, once when it is sent and twice when an advance wakes it.
+        let results = [
+            failed("other", 2, "send 1 checkout", "unavailable", "pausing"),
+            failed("other_too", 2, "send 1 checkout", "refused", "pausing"),
+            failed(
+                "sent",
+                3,
+                "send 1 checkout",
+                "unavailable",
+                "confirmed_at_0",
+            ),
+            failed(
+                "woken",
+                3,
+                "advance the clock by 300 ms",
+                "1x timeout",
+                "1x confirmed_at_0",
+            ),
+            failed(
+                "woken_too",
+                4,
+                "advance the clock by 1 ms",
+                "1x unavailable",
+                "1x confirmed_at_0",
+            ),
+        ];
+        let lead = lead(&results, &scenarios).expect("a lead");
+        assert_eq!(lead.shared_by, 3);
+        assert_eq!(lead.scenario, "sent");
+        assert_eq!(lead.hint.as_deref(), Some("the hint of sent"));
+    }
 }

@@ -197,8 +197,8 @@ pub struct Lead {
     pub expected: String,
     /// What happened instead.
     pub observed: String,
-    /// How many failing scenarios fail the same way (the same kind of step, the same
-    /// difference), this one included.
+    /// How many failing scenarios fail the same way (the same unexpected answer at a
+    /// step, whatever kind of step), this one included.
     pub shared_by: usize,
     /// The hint for it, unless hints are left out.
     #[serde(skip_serializing_if = "Option::is_none")]

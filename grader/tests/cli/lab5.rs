@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::subs::{Layout, folder, json, write};
+use crate::subs::{Layout, edit, folder, json, write};
 use crate::util::{grader, kit, scratch_kit, stdout, transcript};
 
 /// Lab 5's declared files, relative to the student crate.
@@ -38,15 +38,13 @@ fn mutant(name: &str) -> Vec<(String, String)> {
     let mutant: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("JSON");
     let mut files = reference_files();
-    for edit in mutant["edits"].as_array().expect("edits") {
+    for e in mutant["edits"].as_array().expect("edits") {
         let (file, find, replace) = (
-            edit["file"].as_str().expect("file"),
-            edit["find"].as_str().expect("find"),
-            edit["replace"].as_str().expect("replace"),
+            e["file"].as_str().expect("file"),
+            e["find"].as_str().expect("find"),
+            e["replace"].as_str().expect("replace"),
         );
-        let entry = files.iter_mut().find(|(f, _)| f == file).expect("declared");
-        assert_eq!(entry.1.matches(find).count(), 1, "{name}: {find}");
-        entry.1 = entry.1.replacen(find, replace, 1);
+        edit(&mut files, file, find, replace);
     }
     files
 }
@@ -201,10 +199,6 @@ fn a_wait_that_is_not_restarted_is_reported_step_by_step() {
 #[test]
 fn a_stuck_message_is_told_whose_lock_it_waits_for() {
     let mut bulkhead_lock = reference_files();
-    let file = bulkhead_lock
-        .iter_mut()
-        .find(|(f, _)| f == "src/bulkhead.rs")
-        .expect("declared");
     for (find, replace) in [
         (
             "    in_use: AtomicUsize,\n}",
@@ -219,8 +213,7 @@ fn a_stuck_message_is_told_whose_lock_it_waits_for() {
             "        };\n        let _gate = self.gate.lock();\n        call()\n",
         ),
     ] {
-        assert_eq!(file.1.matches(find).count(), 1, "{find}");
-        file.1 = file.1.replacen(find, replace, 1);
+        edit(&mut bulkhead_lock, "src/bulkhead.rs", find, replace);
     }
     for (name, files, words) in [
         (

@@ -10,11 +10,18 @@ use fixture_script::{Activity, Behaviour};
 use gateway_kit::{
     AlertLog, AlertSink, BreakerSettings, Clock, FakeClock, Flow, FlowSettings, Message, Outcome,
 };
-use grader_harness::{Driver, Failure, Requests};
-use grader_protocol::{Plan, RequestOutcome, StuckRecord};
+use grader_harness::{Driver, Failure, LookKeys, Requests};
+use grader_protocol::{Plan, RequestOutcome};
 
 use crate::wire::{Action, FlowSnapshot, Observation, Settings, seen};
 use crate::{BuildGateway, GatewayUnderTest};
+
+/// What a look at a flow's circuit state showed while messages were blocked.
+const LOOKED: LookKeys = LookKeys {
+    readable: seen::STATE_READABLE,
+    blocked: seen::STATE_BLOCKED,
+    panicked: seen::STATE_PANICKED,
+};
 
 /// Lab 5's world: the fake clock, the scripted partners, the alert log and the gateway
 /// under test.
@@ -203,31 +210,16 @@ impl World {
 
     /// A stuck failure with what was seen of the breaker's lock: when the messages are
     /// blocked for good, whether the flow's circuit state can still be read (if it can,
-    /// what they wait for is not the breaker's lock). Only then: a message that loops may
-    /// hold the lock the look would wait for, until the time limit.
+    /// what they wait for is not the breaker's lock).
     fn seen(&self, failure: Failure, flow: &str) -> Failure {
-        let Failure::Stuck(stuck) = failure else {
+        let Ok(flow) = self.flow(flow) else {
             return failure;
         };
-        if !stuck.blocked {
-            return Failure::Stuck(stuck);
-        }
-        let Ok(flow) = self.flow(flow) else {
-            return Failure::Stuck(stuck);
-        };
         let gateway = self.gateway.clone();
-        let read = self
-            .requests
-            .read(move || catch_unwind(AssertUnwindSafe(|| gateway.circuit_state(&flow))).is_ok());
-        let seen = match read {
-            Ok(true) => seen::STATE_READABLE,
-            Ok(false) => seen::STATE_PANICKED,
-            Err(_) => seen::STATE_BLOCKED,
+        let look = move || {
+            gateway.circuit_state(&flow);
         };
-        Failure::Stuck(StuckRecord {
-            seen: Some(seen.to_owned()),
-            ..stuck
-        })
+        self.requests.look(failure, look, &LOOKED)
     }
 
     fn snapshot(&self, flow: &Flow) -> FlowSnapshot {
