@@ -232,7 +232,7 @@ pub(crate) fn cargo_build(
     confined: Option<&Confinement>,
 ) -> Result<Output, Error> {
     match confined {
-        Some(c) => sandbox::cargo::confined(ws, work, select, c),
+        Some(c) => sandbox::cargo::confined(ws, work, select, c, sandbox::seed::Base::Harness),
         None => sandbox::cargo::run(sandbox::cargo::plain(ws, &work.join("cargo"), select), None),
     }
 }
