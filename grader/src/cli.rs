@@ -70,6 +70,14 @@ pub struct RunArgs {
     #[arg(long, value_name = "MB", value_parser = at_least::<{ crate::run::runner::MIN_MEMORY_MB }>)]
     pub memory_mb: Option<u64>,
 
+    /// Limits on each build of a submission.
+    #[command(flatten)]
+    pub build: BuildLimitArgs,
+}
+
+/// Limits on each build of a submission's code; shared by the commands that build one.
+#[derive(Debug, Clone, clap::Args)]
+pub struct BuildLimitArgs {
     /// Wall-clock seconds one build of a submission may take (default: the lab's).
     #[arg(long, value_name = "SECONDS")]
     pub build_timeout: Option<f64>,
@@ -283,8 +291,20 @@ pub struct RehearseArgs {
     pub solution: bool,
 
     /// Rehearse the student files found in DIR (as `check --submission` reads them).
+    /// Their code is built and run in the sandbox `check --submission` uses, with its
+    /// loopback as its only network.
     #[arg(long, value_name = "DIR")]
     pub submission: Option<PathBuf>,
+
+    /// With --submission: build and run the code without the sandbox. Only for a machine
+    /// that holds nothing the code must not read; the page and the data say it ran
+    /// without one.
+    #[arg(long, requires = "submission")]
+    pub no_sandbox: bool,
+
+    /// Limits on the build of a submission (with --submission).
+    #[command(flatten)]
+    pub build: BuildLimitArgs,
 
     /// Seconds the rehearsal lasts; every time in the script is scaled to fit (default:
     /// the script's own length).

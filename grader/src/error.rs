@@ -47,6 +47,9 @@ pub enum Error {
     /// No sandbox for submissions can be set up on this machine, and grading without one
     /// was not asked for.
     Sandbox(String),
+    /// A submission cannot be rehearsed: no sandbox that gives its code a loopback of
+    /// its own and nothing else works here, and `--no-sandbox` was not given.
+    RehearsalSandbox(String),
     /// A build of a submission was stopped by one of its limits; graded as code that does
     /// not compile.
     BuildStopped(String),
@@ -89,6 +92,7 @@ impl Error {
             | Error::KitBuild { .. }
             | Error::Cargo(_)
             | Error::Sandbox(_)
+            | Error::RehearsalSandbox(_)
             | Error::BuildStopped(_)
             | Error::NoPlugin { .. }
             | Error::BrokenLab { .. } => exit::KIT_FAILURE,
@@ -157,6 +161,10 @@ impl fmt::Display for Error {
             Error::Sandbox(why) => write!(
                 f,
                 "cannot set up the sandbox that keeps submissions away from the reference, the hidden scenarios and each other, so nothing was graded: {why}\n  help: install bubblewrap (apt-get install bubblewrap) and allow user namespaces, or run the grader as root on a kernel with Landlock; see docs/ci.md. Only on a machine that holds nothing a submission must not read, pass --no-sandbox to grade without it (the results then say so)"
+            ),
+            Error::RehearsalSandbox(why) => write!(
+                f,
+                "cannot set up the sandbox a submission's rehearsal runs in (away from the reference, the hidden scenarios and the grader's files, with only its own loopback for a network), so nothing was built or run: {why}\n  help: install bubblewrap (apt-get install bubblewrap) and allow user namespaces; see docs/ci.md. Only on a machine that holds nothing a submission must not read, pass --no-sandbox to rehearse without it (the page and the data then say so)"
             ),
             Error::BuildStopped(why) => write!(f, "{why}"),
         }

@@ -22,7 +22,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 pub use events::emit;
-pub use requests::{Notifier, Requests};
+pub use requests::{LookKeys, Notifier, Requests};
 
 /// Exit status: every action ran.
 const FINISHED: i32 = 0;

@@ -22,6 +22,17 @@ pub trait Notifier: Send + Sync + 'static {
     fn wait_for(&self, limit: Duration, done: &mut dyn FnMut() -> bool) -> bool;
 }
 
+/// A lab's names (`StuckRecord::seen`) for what [`Requests::look`] saw.
+#[derive(Clone, Copy, Debug)]
+pub struct LookKeys {
+    /// The look returned: the lock it takes is free.
+    pub readable: &'static str,
+    /// The look blocked too: the lock it takes is held.
+    pub blocked: &'static str,
+    /// The look panicked: nothing can be told.
+    pub panicked: &'static str,
+}
+
 /// How a wait ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Wait {
@@ -243,6 +254,34 @@ impl Requests {
         let ended = self.wait_or_blocked(&mut || done());
         let value = slot.lock().unwrap_or_else(PoisonError::into_inner).take();
         value.ok_or(ended == Wait::Blocked)
+    }
+
+    /// `failure` with what a look at the code under test's state showed, when it is
+    /// requests blocked for good (`StuckRecord::seen`): the look returned
+    /// (`keys.readable`), panicked (`keys.panicked`) or blocked too (`keys.blocked`), which
+    /// tells whether the requests wait for the lock the look takes. Only then: a request
+    /// that loops may hold that lock, and the look would wait for it until the time limit.
+    pub fn look(
+        &self,
+        failure: Failure,
+        look: impl FnOnce() + Send + 'static,
+        keys: &LookKeys,
+    ) -> Failure {
+        match failure {
+            Failure::Stuck(stuck) if stuck.blocked => {
+                let read = self.read(move || catch_unwind(AssertUnwindSafe(look)).is_ok());
+                let seen = match read {
+                    Ok(true) => keys.readable,
+                    Ok(false) => keys.panicked,
+                    Err(_) => keys.blocked,
+                };
+                Failure::Stuck(StuckRecord {
+                    seen: Some(seen.to_owned()),
+                    ..stuck
+                })
+            }
+            other => other,
+        }
     }
 
     /// Waits until `done()`, until every other thread is blocked for good, or until the

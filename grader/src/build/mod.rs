@@ -268,7 +268,9 @@ pub(crate) fn cargo_build_watching(
     watch: Option<sandbox::cargo::Watch>,
 ) -> Result<Output, Error> {
     match confined {
-        Some(c) => sandbox::cargo::confined(ws, work, select, c, watch),
+        Some(c) => {
+            sandbox::cargo::confined(ws, work, select, c, sandbox::seed::Base::Harness, watch)
+        }
         None => sandbox::cargo::run(
             sandbox::cargo::plain(ws, &work.join("cargo"), select),
             None,

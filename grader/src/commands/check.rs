@@ -69,7 +69,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
         return Ok(status(&report));
     };
     let command = provenance::command(&lab.manifest.name, "--submission .", &args.scenarios);
-    let graded = super::confinement(&lab, &args.run, args.no_sandbox)
+    let graded = super::confinement(&lab, &args.run.build, args.no_sandbox)
         .map(|c| opts.confinement = Some(c))
         .and_then(|()| grade::select(&lab, true, &args.scenarios))
         .and_then(|selection| {

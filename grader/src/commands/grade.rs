@@ -61,7 +61,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: GradeArgs) -> Result<u8, Error> {
     };
     std::fs::create_dir_all(&args.results_dir)
         .map_err(|e| Error::io("create", &args.results_dir, e))?;
-    match super::confinement(&lab, &args.run, args.no_sandbox) {
+    match super::confinement(&lab, &args.run.build, args.no_sandbox) {
         Ok(c) => opts.confinement = Some(c),
         Err(e) => {
             // Still a gradebook: every submission in it, none graded, and why.

@@ -14,7 +14,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::cli::RunArgs;
+use crate::cli::{BuildLimitArgs, RunArgs};
 use crate::error::Error;
 use crate::grade::RunOptions;
 use crate::lab::Lab;
@@ -84,9 +84,14 @@ pub fn run_options(lab: &Lab, args: &RunArgs, backtrace: bool) -> Result<RunOpti
 /// Fails when no sandbox can be set up and none was waived.
 pub fn confinement(
     lab: &Lab,
-    args: &RunArgs,
+    args: &BuildLimitArgs,
     unconfined: bool,
 ) -> Result<std::sync::Arc<Confinement>, Error> {
+    Confinement::for_submissions(lab, build_limits(lab, args)?, unconfined)
+}
+
+/// The limits on each build of a submission: the lab's, or the command line's overrides.
+pub fn build_limits(lab: &Lab, args: &BuildLimitArgs) -> Result<BuildLimits, Error> {
     let l = &lab.manifest.limits;
     let timeout = match args.build_timeout {
         Some(s) if s.is_finite() && s > 0.0 => Duration::from_secs_f64(s),
@@ -97,7 +102,7 @@ pub fn confinement(
         }
         None => Duration::from_millis(l.build_timeout_ms.unwrap_or(DEFAULT_BUILD_TIMEOUT_MS)),
     };
-    let limits = BuildLimits {
+    Ok(BuildLimits {
         timeout,
         cpu_seconds: args
             .build_cpu_seconds
@@ -108,8 +113,7 @@ pub fn confinement(
             .or(l.build_memory_mb)
             .or(Some(DEFAULT_BUILD_MEMORY_MB))
             .map(|mb| mb.saturating_mul(1024 * 1024)),
-    };
-    Confinement::for_submissions(lab, limits, unconfined)
+    })
 }
 
 /// A submission's build, when its lab sets no limit: the wall time of the whole build,

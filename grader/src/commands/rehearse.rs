@@ -12,6 +12,7 @@ use crate::grade::{self, submission, submit};
 use crate::lab::Lab;
 use crate::lab::kit::shown_path;
 use crate::rehearse::{self, Outcome, page, plots, script, summary};
+use crate::sandbox::Confinement;
 
 use super::{Ctx, written};
 
@@ -62,18 +63,26 @@ pub fn exec(ctx: &mut Ctx<'_>, args: RehearseArgs) -> Result<u8, Error> {
 }
 
 /// The crate to rehearse: the student's, the reference, or a submission's files over a
-/// pristine student crate.
+/// pristine student crate, confined as when it is graded (refused when no sandbox that
+/// can rehearse works here, unless `--no-sandbox`).
 fn subject(lab: &Lab, args: &RehearseArgs) -> Result<Subject, Error> {
     if let Some(dir) = &args.submission {
         let work = build::work_dir(lab);
-        return match submission::collect(lab, dir)? {
-            Ok(found) => submit::subject(lab, &work, &found),
-            Err(rejected) => Err(Error::Usage(format!(
-                "{}\n  help: the lab's files are {}",
-                rejected.explain(),
-                lab.manifest.student_files.join(", ")
-            ))),
+        let found = match submission::collect(lab, dir)? {
+            Ok(found) => found,
+            Err(rejected) => {
+                return Err(Error::Usage(format!(
+                    "{}\n  help: the lab's files are {}",
+                    rejected.explain(),
+                    lab.manifest.student_files.join(", ")
+                )));
+            }
         };
+        let limits = super::build_limits(lab, &args.build)?;
+        let confinement = Confinement::for_rehearsals(lab, limits, args.no_sandbox)?;
+        let mut subject = submit::subject(lab, &work, &found)?;
+        subject.confined = Some(confinement);
+        return Ok(subject);
     }
     if !args.solution {
         return Ok(grade::student_subject(lab));

@@ -169,6 +169,7 @@ pub fn not_compiled(selection: &Selection) -> Vec<ScenarioResult> {
             max_score: s.points,
             message: "not run: the code does not compile".into(),
             failure: None,
+            settings: Vec::new(),
             hint: None,
             timeline: Vec::new(),
             backtrace: None,

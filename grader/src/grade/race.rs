@@ -125,6 +125,7 @@ fn cannot_map(scenario: &Scenario, problems: &[String]) -> ScenarioResult {
         max_score: scenario.points,
         message: format!("the race checks cannot run this code: {first}{more}"),
         failure: None,
+        settings: Vec::new(),
         hint: None,
         timeline: Vec::new(),
         backtrace: None,

@@ -58,6 +58,8 @@ pub struct Submission {
 }
 
 /// The result of grading one submission folder.
+// One per submission, moved a handful of times: boxing the report would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Outcome {
     /// Graded (possibly 0 points for code that does not compile); its provenance is set.

@@ -35,6 +35,11 @@ pub struct Mutant {
     /// when fewer than two scenarios catch the mutant.
     #[serde(default)]
     pub caught_once_because: Option<String>,
+    /// Why the report's "Start here" for this mutant cannot point at a scenario its
+    /// `caught_by` names with that scenario's hint. Without this, the audit fails when it
+    /// does not.
+    #[serde(default)]
+    pub start_here_elsewhere_because: Option<String>,
     /// Edits to the reference solution, applied in order.
     pub edits: Vec<Edit>,
 }

@@ -8,12 +8,19 @@
 //!
 //! 1. requests stuck inside the code under test come first: they stop every scenario
 //!    that meets them, and their hint says what the harness saw (whose lock);
-//! 2. otherwise the failures at a step are grouped by what differed (the kind of step,
-//!    what was expected and what was observed, with the scenario's target names left
-//!    out), deterministic scenarios before race checks, which fail the same mistakes
+//! 2. otherwise the failures at a step are grouped by what differed: what was observed
+//!    that was not expected, or else what was expected and not observed, with the
+//!    scenario's target names left out, whatever kind of step it showed at (a request
+//!    that waits on the fake clock ends at the `advance` that wakes it, so the same
+//!    wrong answer shows at a send in one scenario and at an advance in another).
+//!    Deterministic scenarios come before race checks, which fail the same mistakes
 //!    less directly; the largest group wins;
-//! 3. within it, the simplest scenario (fewest steps, then the earliest failing step)
-//!    is the one to look at, and its hint goes with the lead.
+//! 3. within it, the simplest scenario (the earliest failing step, then fewest steps)
+//!    whose hint applies at the step that failed is the one to look at, and its hint
+//!    goes with the lead. A failure before the steps a scenario's hint is about
+//!    (`hint_from_step`) only sets the scene wrong: when no scenario of the group
+//!    failed where its hint applies, the lead is the simplest one, told as what was
+//!    observed there, without a guess at the cause.
 //!
 //! Nothing here is about one lab: steps are known by their plug-in's words.
 
@@ -36,15 +43,10 @@ pub fn lead(results: &[ScenarioResult], scenarios: &[Scenario]) -> Option<Lead> 
         .filter_map(|r| {
             let scenario = scenarios.iter().find(|s| s.name == r.name)?;
             let failure = r.failure.as_ref()?;
-            let kind = failure.action.split_whitespace().next().unwrap_or_default();
             let symptom = if r.stuck {
                 "stuck".to_owned()
             } else {
-                format!(
-                    "{kind}|{}|{}",
-                    anonymous(&failure.expected, scenario),
-                    anonymous(&failure.observed, scenario)
-                )
+                unexpected(&failure.expected, &failure.observed, scenario)
             };
             Some(Candidate {
                 result: r,
@@ -74,11 +76,18 @@ pub fn lead(results: &[ScenarioResult], scenarios: &[Scenario]) -> Option<Lead> 
     }
     // The largest group; the first of equals (its simplest scenario is the simplest).
     let group = groups.iter().rev().max_by_key(|g| g.len())?;
-    let first = group[0];
+    // Its simplest member whose hint applies where it failed; if none, the simplest,
+    // told as what was observed.
+    let first = group
+        .iter()
+        .find(|c| c.result.hint.is_some())
+        .unwrap_or(&group[0]);
     let failure = first.result.failure.as_ref()?;
     Some(Lead {
         scenario: first.result.name.clone(),
         step: failure.step,
+        at: failure.at.clone(),
+        settings: first.result.settings.clone(),
         action: failure.action.clone(),
         expected: failure.expected.clone(),
         observed: failure.observed.clone(),
@@ -87,31 +96,153 @@ pub fn lead(results: &[ScenarioResult], scenarios: &[Scenario]) -> Option<Lead> 
     })
 }
 
-/// Simpler first: fewer steps, then an earlier failing step, then the rubric's order
-/// (kept by the stable sort).
+/// Simpler first: an earlier failing step (fewer steps to read up to the difference),
+/// then fewer steps, then the rubric's order (kept by the stable sort).
 fn simplicity(c: &Candidate<'_>) -> (usize, usize) {
     let step = c.result.failure.as_ref().map_or(usize::MAX, |f| f.step);
-    (c.scenario.steps.len(), step)
+    (step, c.scenario.steps.len())
 }
 
-/// `text` with the scenario's target names, counts (`3x`) and repeats left out, so the
-/// same difference reads the same in every scenario.
-fn anonymous(text: &str, scenario: &Scenario) -> String {
+/// What was observed and not expected, or else what was expected and not observed,
+/// with the scenario's target names, counts (`3x`) and repeats left out, so the same
+/// wrong answer reads the same in every scenario whatever else the step expected: a
+/// bulkhead that leaks a slot answers E905 where one scenario expects E500 and another
+/// OK.
+fn unexpected(expected: &str, observed: &str, scenario: &Scenario) -> String {
+    let expected = parts(expected, scenario);
+    let observed = parts(observed, scenario);
+    let minus = |a: &[String], b: &[String]| -> Vec<String> {
+        let mut left = b.to_vec();
+        let mut out: Vec<String> = Vec::new();
+        for p in a {
+            match left.iter().position(|q| q == p) {
+                Some(i) => {
+                    left.remove(i);
+                }
+                None => out.push(p.clone()),
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    };
+    let extra = minus(&observed, &expected);
+    if extra.is_empty() {
+        format!("missing {}", minus(&expected, &observed).join(", "))
+    } else {
+        extra.join(", ")
+    }
+}
+
+/// The parts of `text` (split at `, `), each `3x part` as three, with the scenario's
+/// target names left out.
+fn parts(text: &str, scenario: &Scenario) -> Vec<String> {
     let mut text = text.to_owned();
     for t in &scenario.targets {
         text = text.replace(&t.name, "_");
     }
-    let mut parts: Vec<String> = text
-        .split(", ")
-        .map(|p| {
-            let p = p.trim();
-            match p.split_once("x ") {
-                Some((n, rest)) if n.chars().all(|c| c.is_ascii_digit()) => rest.to_owned(),
-                _ => p.to_owned(),
+    let mut out = Vec::new();
+    for p in text.split(", ").map(str::trim) {
+        match p.split_once("x ") {
+            Some((n, rest)) if !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()) => {
+                let n: usize = n.parse().unwrap_or(1);
+                out.extend(std::iter::repeat_n(rest.to_owned(), n.min(1000)));
             }
-        })
-        .collect();
-    parts.sort();
-    parts.dedup();
-    parts.join(", ")
+            _ => out.push(p.to_owned()),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::Failure;
+
+    /// A scenario of lab 6 under another name: the lead reads only its name, targets,
+    /// kind (race or not) and number of steps.
+    fn scenario(name: &str, from: &Scenario) -> Scenario {
+        Scenario {
+            name: name.to_owned(),
+            ..from.clone()
+        }
+    }
+
+    fn lab6_scenario() -> Scenario {
+        let kit = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let lab = crate::lab::Lab::load(&crate::labs::registered(), &kit, "lab6").expect("lab 6");
+        let selection = crate::grade::select(&lab, false, &[]).expect("its scenarios");
+        selection.scenarios[0].clone()
+    }
+
+    /// A failure of `name` at `step` (`action`), with its hint.
+    fn failed(
+        name: &str,
+        step: usize,
+        action: &str,
+        expected: &str,
+        observed: &str,
+    ) -> ScenarioResult {
+        ScenarioResult {
+            name: name.to_owned(),
+            title: String::new(),
+            category: String::new(),
+            status: Status::Failed,
+            score: 0,
+            max_score: 5,
+            message: String::new(),
+            failure: Some(Failure {
+                step,
+                at: "00:00:00.000".to_owned(),
+                action: action.to_owned(),
+                expected: expected.to_owned(),
+                observed: observed.to_owned(),
+            }),
+            settings: Vec::new(),
+            hint: Some(format!("the hint of {name}")),
+            timeline: Vec::new(),
+            backtrace: None,
+            stopped_at: None,
+            interleaving: None,
+            stuck: false,
+        }
+    }
+
+    #[test]
+    fn the_same_wrong_answer_at_a_send_and_at_an_advance_is_one_symptom() {
+        let base = lab6_scenario();
+        let names = ["sent", "woken", "woken_too", "other", "other_too"];
+        let scenarios: Vec<Scenario> = names.iter().map(|n| scenario(n, &base)).collect();
+        // Two scenarios fail alike at a send; three see one checkout confirmed without a
+        // quote, once when it is sent and twice when an advance wakes it.
+        let results = [
+            failed("other", 2, "send 1 checkout", "unavailable", "pausing"),
+            failed("other_too", 2, "send 1 checkout", "refused", "pausing"),
+            failed(
+                "sent",
+                3,
+                "send 1 checkout",
+                "unavailable",
+                "confirmed_at_0",
+            ),
+            failed(
+                "woken",
+                3,
+                "advance the clock by 300 ms",
+                "1x timeout",
+                "1x confirmed_at_0",
+            ),
+            failed(
+                "woken_too",
+                4,
+                "advance the clock by 1 ms",
+                "1x unavailable",
+                "1x confirmed_at_0",
+            ),
+        ];
+        let lead = lead(&results, &scenarios).expect("a lead");
+        assert_eq!(lead.shared_by, 3);
+        assert_eq!(lead.scenario, "sent");
+        assert_eq!(lead.hint.as_deref(), Some("the hint of sent"));
+    }
 }

@@ -58,6 +58,7 @@ mod tests {
             max_score: 1,
             message: message.into(),
             failure: None,
+            settings: Vec::new(),
             hint: None,
             timeline: Vec::new(),
             backtrace: None,

@@ -144,7 +144,7 @@ pub fn judge(
         result.failure = failure;
         // The hint must fit how the scenario failed: a todo!() or a panic names its own
         // place, and stuck or endless code has causes of its own whatever the scenario is
-        // about. Only a wrong answer gets the scenario's hint.
+        // about. Only a wrong answer at a step the hint is about gets the scenario's hint.
         let stuck_here = status == Status::Failed
             && stuck.is_some_and(|s| failed_step == Some(s.step))
             && !records.contains_key(&stuck.map_or(usize::MAX, |s| s.step));
@@ -157,9 +157,20 @@ pub fn judge(
                     .plugin
                     .stuck_hint(stuck.and_then(|s| s.seen.as_deref())),
             ),
+            // A wrong answer outside the steps the hint is about (setting the scene, or
+            // checking something after it): the report says what was observed there, not
+            // the hint's cause.
+            Status::Failed
+                if failed_step.is_some_and(|i| {
+                    i + 1 < scenario.hint_from_step || i + 1 > scenario.hint_until_step
+                }) =>
+            {
+                None
+            }
             Status::Failed | Status::Passed => Some(scenario.hint.clone()),
         };
         result.timeline = timeline(scenario, &records, &begun, failed_step);
+        result.settings = scenario.changed_settings.clone();
         if let Some(p) = panic.filter(|_| status == Status::Error) {
             result.backtrace = p.backtrace.as_deref().map(|bt| trim_backtrace(bt, shown));
             result.stopped_at = Some(format!(
@@ -186,6 +197,7 @@ fn passed(scenario: &Scenario) -> ScenarioResult {
         max_score: scenario.points,
         message: "passed".to_owned(),
         failure: None,
+        settings: Vec::new(),
         hint: None,
         timeline: Vec::new(),
         backtrace: None,

@@ -203,6 +203,7 @@ fn base(cx: &Context<'_>) -> ScenarioResult {
         max_score: s.points,
         message: "passed".into(),
         failure: None,
+        settings: Vec::new(),
         hint: None,
         timeline: Vec::new(),
         backtrace: None,
@@ -217,6 +218,7 @@ fn unfinished(cx: &Context<'_>, status: Status, message: String) -> ScenarioResu
         status,
         score: 0,
         message,
+        settings: cx.scenario.changed_settings.clone(),
         ..base(cx)
     }
 }
@@ -294,6 +296,7 @@ fn broken(cx: &Context<'_>, group: &Group<'_>, v: &Violation, explored: u64) -> 
             group.index,
         ),
         failure: Some(failure),
+        settings: cx.scenario.changed_settings.clone(),
         hint: Some(v.hint.clone()),
         timeline: timeline(cx.scenario, &records, &begun, Some(step)),
         interleaving: Some(interleaving(cx, group.index, explored, lines)),

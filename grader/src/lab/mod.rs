@@ -51,6 +51,11 @@ pub struct LabManifest {
     /// How the race checks explore schedules; absent in a lab without race checks.
     #[serde(default)]
     pub race: Option<RaceSettings>,
+    /// The audit also checks that each mutant's report starts ("Start here") at a
+    /// scenario its `caught_by` names, with that scenario's hint, or that the mutant's
+    /// file says why it cannot (`start_here_elsewhere_because`).
+    #[serde(default)]
+    pub start_here_audited: bool,
 }
 
 /// How the race checks explore the schedules of each race scenario (the lab's plug-in

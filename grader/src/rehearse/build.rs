@@ -1,8 +1,10 @@
 //! Building a lab's rehearsal program against a crate under test, as the harness is built:
-//! a generated workspace under the work folder (`builds/<key>-rehearsal/`) whose one binary
-//! is the program's `main.rs` linked with the crate, compiled into the target folder every
-//! harness build shares. Whose fault a failed build is, is decided as for the harness
-//! ([`crate::build::blame`]).
+//! a generated workspace under the work folder (`builds/<key>-rehearsal/`) whose one
+//! binary is the program's `main.rs` linked with the crate. The kit's own crates compile
+//! into the target folder every harness build shares; a submission's, like its harness,
+//! in the sandbox, under the build limits, in a target folder of its own started from the
+//! rehearsal's base ([`crate::sandbox::seed::Base::Rehearsal`]). Whose fault a failed
+//! build is, is decided as for the harness ([`crate::build::blame`]).
 
 use std::path::{Path, PathBuf};
 
@@ -14,18 +16,22 @@ use crate::build::race::Planned;
 use crate::build::{Built, Subject, cargo_build, copy_kit_lock, program_package, write_if_changed};
 use crate::error::Error;
 use crate::lab::Lab;
+use crate::sandbox::{self, seed::Base};
 
-/// The rehearsal program built against `subject` in `work`, or the compiler's complaint
-/// about `subject` (it does not compile, or the program cannot call it).
-pub fn build(
+/// The name of the rehearsal workspace of the crate keyed `key`.
+pub fn workspace_key(key: &str) -> String {
+    format!("{key}-rehearsal")
+}
+
+/// Writes the rehearsal workspace of `subject` (`<work>/builds/<key>-rehearsal/`);
+/// returns its folder and the program's name.
+pub(crate) fn workspace(
     lab: &Lab,
     program: &Program,
     subject: &Subject,
     work: &Path,
-) -> Result<Result<PathBuf, String>, Error> {
-    let ws = work
-        .join("builds")
-        .join(format!("{}-rehearsal", subject.key));
+) -> Result<(PathBuf, String), Error> {
+    let ws = work.join("builds").join(workspace_key(&subject.key));
     std::fs::create_dir_all(&ws).map_err(|e| Error::io("create", &ws, e))?;
     let bin = format!("lab_rehearsal_{}", subject.key);
     let package = program_package(
@@ -48,7 +54,34 @@ pub fn build(
     );
     write_if_changed(&ws.join("Cargo.toml"), &manifest)?;
     copy_kit_lock(lab, &ws)?;
-    let output = cargo_build(&ws, work, &["--bin", &bin], None)?;
+    Ok((ws, bin))
+}
+
+/// The rehearsal program built against `subject` in `work`, or the compiler's complaint
+/// about `subject` (it does not compile, the program cannot call it, or its build was
+/// stopped by a limit).
+pub fn build(
+    lab: &Lab,
+    program: &Program,
+    subject: &Subject,
+    work: &Path,
+) -> Result<Result<PathBuf, String>, Error> {
+    // A submission's workspace is written and built by one grader at a time.
+    let _turn = match &subject.confined {
+        Some(_) => Some(sandbox::take_turn(work, &workspace_key(&subject.key))?),
+        None => None,
+    };
+    let (ws, bin) = workspace(lab, program, subject, work)?;
+    let select = ["--bin", bin.as_str()];
+    let output = match &subject.confined {
+        Some(c) => sandbox::cargo::confined(&ws, work, &select, c, Base::Rehearsal, None),
+        None => cargo_build(&ws, work, &select, None),
+    };
+    let output = match output {
+        // A build that a limit stopped is the code's doing, like a compile error.
+        Err(Error::BuildStopped(why)) => return Ok(Err(why)),
+        other => other?,
+    };
     let linked = [Linked {
         subject,
         manifest: ws.join("Cargo.toml"),

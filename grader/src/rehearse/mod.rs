@@ -9,7 +9,9 @@
 //! and the page ([`page`], its charts drawn by [`plots`]), the raw data as JSON, and the
 //! terminal summary ([`summary`]).
 //!
-//! A rehearsal runs on the real clock and decides no grade.
+//! A rehearsal runs on the real clock and decides no grade. A submission's code is built
+//! and run as confined as when it is graded ([`crate::sandbox`]), and the page and the
+//! data say in which sandbox.
 
 pub mod build;
 pub mod child;
@@ -32,7 +34,7 @@ use crate::error::Error;
 use crate::lab::Lab;
 
 /// The version of the JSON a rehearsal writes.
-pub const REPORT_VERSION: u32 = 2;
+pub const REPORT_VERSION: u32 = 3;
 
 /// How long the program may run past the rehearsal's end before it is stopped.
 const GRACE: Duration = Duration::from_secs(30);
@@ -46,6 +48,9 @@ pub struct Rehearsal {
     pub lab: String,
     /// The crate rehearsed, as people know it.
     pub subject: String,
+    /// For a submission, the sandbox its code was built and ran in, or that it had none
+    /// (`--no-sandbox`); `null` for the kit's own crates.
+    pub sandbox: Option<String>,
     /// The script file, as people know it.
     pub script_path: String,
     /// How long it lasted, in seconds.
@@ -144,7 +149,16 @@ pub fn rehearse(
 ) -> Result<Outcome, Error> {
     let rehearsal = of(lab)?;
     let work = work_dir(lab);
-    let _ = writeln!(progress, "building the rehearsal of {} ...", subject.label);
+    let sandbox = crate::sandbox::of(subject);
+    let confined = match sandbox {
+        Some(s) => format!(", in the sandbox ({})", s.name()),
+        None => String::new(),
+    };
+    let _ = writeln!(
+        progress,
+        "building the rehearsal of {}{confined} ...",
+        subject.label
+    );
     let binary = match build::build(lab, &rehearsal.program(), subject, &work)? {
         Ok(binary) => binary,
         Err(text) => {
@@ -162,9 +176,9 @@ pub fn rehearse(
     let plan = rehearsal.plan(&loaded.text, duration_s).map_err(broken)?;
     let _ = writeln!(
         progress,
-        "rehearsing for {duration_s:.1} s on 127.0.0.1 (the code under test and an unprotected stand-in, side by side) ..."
+        "rehearsing for {duration_s:.1} s on 127.0.0.1{confined} (the code under test and an unprotected stand-in, side by side) ..."
     );
-    let record = match child::run(&binary, &plan, GRACE)? {
+    let record = match child::run(&binary, &plan, GRACE, sandbox)? {
         Ok(record) => record,
         Err(crashed) => {
             let mut text = format!("the rehearsal did not finish: {}", crashed.why);
@@ -188,6 +202,7 @@ pub fn rehearse(
         format_version: REPORT_VERSION,
         lab: lab.manifest.name.clone(),
         subject: subject.label.clone(),
+        sandbox: subject.confined.as_ref().map(|c| c.describe_rehearsal()),
         script_path: loaded.shown.display().to_string(),
         duration_s,
         time_scale: duration_s / loaded.duration_s,

@@ -22,6 +22,13 @@ pub fn render(r: &Rehearsal, charts: &[Drawn]) -> String {
         let _ = writeln!(h, "<p class=\"about\">{}</p>", esc(&r.about));
     }
     let _ = writeln!(h, "<p>{}</p>", esc(&r.setting()));
+    if let Some(sandbox) = &r.sandbox {
+        let _ = writeln!(
+            h,
+            "<p class=\"sandbox\">The code under test was built and ran in this sandbox: {}.</p>",
+            esc(sandbox)
+        );
+    }
     h.push_str("<h2>What you should see</h2>\n<ul class=\"expectations\">\n");
     for e in &r.expectations {
         let (class, mark, word) = match e.verdict {

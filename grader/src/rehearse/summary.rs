@@ -14,6 +14,11 @@ pub fn render(r: &Rehearsal, page: &Path, data: &Path) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "Rehearsal of {}, {}", r.lab, r.subject);
     let _ = writeln!(s, "{}", r.setting());
+    if let Some(sandbox) = &r.sandbox {
+        // The name alone (`bubblewrap 0.8.0`, `none (--no-sandbox)`); the page says more.
+        let name = sandbox.split(':').next().unwrap_or(sandbox);
+        let _ = writeln!(s, "Sandbox: {name}");
+    }
     for line in &r.report.summary_before {
         let _ = writeln!(s, "{line}");
     }

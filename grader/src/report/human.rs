@@ -184,11 +184,15 @@ fn start_here(report: &Report, opts: Options, out: &mut dyn Write) -> std::io::R
         };
         writeln!(
             out,
-            "  {}, step {}: {}{same}",
+            "  {}, step {} at {}: {}{same}",
             lead.scenario.bold(),
             lead.step,
+            lead.at,
             lead.action
         )?;
+        for changed in &lead.settings {
+            writeln!(out, "    settings: {changed}")?;
+        }
         writeln!(out, "    expected: {}", lead.expected.green())?;
         writeln!(out, "    observed: {}", lead.observed.red())?;
         if opts.hints {
@@ -313,6 +317,9 @@ fn scenario(s: &ScenarioResult, opts: Options, out: &mut dyn Write) -> std::io::
         return Ok(());
     }
     writeln!(out, "          {}", s.title.dimmed())?;
+    for changed in &s.settings {
+        writeln!(out, "          settings: {changed}")?;
+    }
     match &s.failure {
         Some(f) => {
             writeln!(out, "          step {} at {}: {}", f.step, f.at, f.action)?;

@@ -133,6 +133,10 @@ pub struct ScenarioResult {
     /// Where it went wrong, for failures that happened at a step.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure: Option<Failure>,
+    /// For a scenario that did not pass: each target whose settings it changes from the
+    /// lab's defaults, in words (`core_banking: opens after 10 failures in a row, ...`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub settings: Vec<String>,
     /// The scenario's hint, for scenarios that did not pass.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
@@ -182,14 +186,19 @@ pub struct Lead {
     pub scenario: String,
     /// Its step where the difference shows, counted from 1.
     pub step: usize,
+    /// Fake-clock time of that step, `HH:MM:SS.mmm`.
+    pub at: String,
+    /// Each target whose settings the scenario changes from the lab's defaults, in words.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub settings: Vec<String>,
     /// What that step did, in words.
     pub action: String,
     /// What the scenario expected there.
     pub expected: String,
     /// What happened instead.
     pub observed: String,
-    /// How many failing scenarios fail the same way (the same kind of step, the same
-    /// difference), this one included.
+    /// How many failing scenarios fail the same way (the same unexpected answer at a
+    /// step, whatever kind of step), this one included.
     pub shared_by: usize,
     /// The hint for it, unless hints are left out.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -21,6 +21,9 @@ pub fn explanation(s: &ScenarioResult, hints: bool) -> String {
         return String::new();
     }
     let mut out = String::new();
+    for changed in &s.settings {
+        out.push_str(&format!("settings: {changed}\n"));
+    }
     match &s.failure {
         Some(f) => {
             out.push_str(&format!("step {} at {}: {}\n", f.step, f.at, f.action));

@@ -12,7 +12,6 @@
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use grader_protocol::{Event, Plan};
@@ -178,16 +177,6 @@ fn set_limits(command: &mut Command, limits: Limits) {
             file_size: Some(FILE_BYTES),
         },
     );
-}
-
-/// Reads a stream to its end on a thread, keeping only the first [`OUTPUT_CAP`] bytes, so
-/// that a chatty child can never fill its pipe and block.
-pub(crate) fn capped_reader(stream: impl std::io::Read + Send + 'static) -> JoinHandle<String> {
-    let rx = process::capture(stream, OUTPUT_CAP);
-    std::thread::spawn(move || {
-        let kept = rx.recv().unwrap_or_default();
-        String::from_utf8_lossy(&kept.bytes).into_owned()
-    })
 }
 
 /// Kills every process in the group `pid` leads.

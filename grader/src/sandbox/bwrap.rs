@@ -21,6 +21,10 @@ use std::process::{Command, Stdio};
 pub const HARNESS: &str = "/grader/harness";
 /// Where a scenario's results file is, inside its sandbox.
 pub const RESULTS: &str = "/grader/events.jsonl";
+/// Where a rehearsal program is, inside its sandbox.
+pub const REHEARSAL: &str = "/grader/rehearsal";
+/// The folder a rehearsal program writes its record in, inside its sandbox.
+pub const REHEARSAL_OUTPUT: &str = "/grader/out";
 /// The size of the private `/tmp` of every sandbox.
 const TMP_BYTES: u64 = 16 * 1024 * 1024;
 /// The user and group inside: no one's.
@@ -168,19 +172,42 @@ impl Bwrap {
     /// sees the program at [`HARNESS`] and writes its events to `results`, bound at
     /// [`RESULTS`]; it starts in its private `/tmp`; `env` is all its environment.
     pub fn scenario(&self, harness: &Path, results: &Path, env: &[(&str, &str)]) -> Command {
+        self.alone((harness, HARNESS), (results, RESULTS), "/tmp", env)
+    }
+
+    /// The command that runs the rehearsal program `program` in a sandbox of its own: it
+    /// sees the program at [`REHEARSAL`] and the host folder `output` (writable) at
+    /// [`REHEARSAL_OUTPUT`], where it starts; `env` is all its environment. Its network
+    /// namespace holds only a loopback, which bubblewrap brings up: everything a
+    /// rehearsal talks to is on 127.0.0.1 inside the one program.
+    pub fn rehearsal(&self, program: &Path, output: &Path, env: &[(&str, &str)]) -> Command {
+        let inside = (output, REHEARSAL_OUTPUT);
+        self.alone((program, REHEARSAL), inside, REHEARSAL_OUTPUT, env)
+    }
+
+    /// The command that runs one program, seeing only it (read-only) and one file or
+    /// folder of the host (writable), each at the path inside given with it; it starts in
+    /// `cwd`, with `env` and a `PATH` as all its environment.
+    fn alone(
+        &self,
+        (program, program_at): (&Path, &str),
+        (writable, writable_at): (&Path, &str),
+        cwd: &str,
+        env: &[(&str, &str)],
+    ) -> Command {
         let mut view = View {
             placed: vec![
-                (harness.to_path_buf(), PathBuf::from(HARNESS), false),
-                (results.to_path_buf(), PathBuf::from(RESULTS), true),
+                (program.to_path_buf(), PathBuf::from(program_at), false),
+                (writable.to_path_buf(), PathBuf::from(writable_at), true),
             ],
-            cwd: Some(PathBuf::from("/tmp")),
+            cwd: Some(PathBuf::from(cwd)),
             env: vec![("PATH".into(), "/usr/bin:/bin".into())],
             ..View::default()
         };
         view.env
             .extend(env.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
         let mut command = self.command(&view);
-        command.arg(HARNESS);
+        command.arg(program_at);
         command
     }
 }

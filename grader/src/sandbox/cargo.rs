@@ -146,24 +146,26 @@ pub struct Watch {
     pub tx: mpsc::Sender<PathBuf>,
 }
 
-/// Builds a submission's workspace `ws` under `c`: in a target folder of its own started
-/// from the base build, in the sandbox if there is one, under the build limits. The base
-/// build itself (the workspace named [`seed::BASE_KEY`]) gets no limits.
+/// Builds a submission's workspace `ws` of the program `which` under `c`: in a target
+/// folder of its own started from that program's base build, in the sandbox if there is
+/// one, under the build limits, telling `watch` when its program is linked. The base build itself (the workspace named
+/// [`seed::Base::key`]) gets no limits.
 pub fn confined(
     ws: &Path,
     work: &Path,
     select: &[&str],
     c: &Confinement,
+    which: seed::Base,
     watch: Option<Watch>,
 ) -> Result<Output, Error> {
     let key = ws
         .file_name()
         .map(|k| k.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let (target, limits) = if key == seed::BASE_KEY {
-        (seed::base_dir(work, c), None)
+    let (target, limits) = if key == which.key() {
+        (seed::base_dir(work, c, which), None)
     } else {
-        let (base, stamp) = c.base(work)?;
+        let (base, stamp) = c.base(work, which)?;
         (seed::target(work, c, &key, &base, &stamp)?, Some(c.build))
     };
     let tmp = target.join("tmp");

@@ -37,6 +37,14 @@ use seccompiler::{
     SeccompRule,
 };
 
+/// Why a lab's rehearsal cannot run in this sandbox. A rehearsal is TCP on 127.0.0.1
+/// inside one program. Without a network namespace (which is what this sandbox does
+/// without), a loopback of its own cannot be given: the seccomp filter below refuses
+/// every socket but a Unix one, and lifting that for TCP would let the code reach any
+/// address, since Landlock restricts TCP by port number, not by address, and seccomp
+/// cannot read the address a `connect` names.
+pub const NO_LOOPBACK: &str = "cannot give the code a loopback of its own: without a network namespace it refuses every socket but a Unix one, and allowing TCP on 127.0.0.1 would allow it to every address (Landlock restricts TCP by port, not by address)";
+
 /// The newest Landlock ABI this grader asks for; older kernels give what they have.
 const WANTED: ABI = ABI::V6;
 /// Processes one sandboxed user may have at once.

@@ -78,6 +78,56 @@ impl Sandbox {
             .map_err(|landlock| format!("bubblewrap: {bwrap}; Landlock: {landlock}"))
     }
 
+    /// A sandbox whose code gets a loopback of its own and no other network, for a
+    /// rehearsal, or why there is none: bubblewrap only (see [`landlock::NO_LOOPBACK`]).
+    pub fn find_with_loopback() -> Result<Sandbox, String> {
+        let wanted = std::env::var("GRADER_SANDBOX").unwrap_or_default();
+        match wanted.as_str() {
+            "" | "bubblewrap" => bwrap::Bwrap::probe().map(Sandbox::Bwrap).map_err(|why| {
+                format!(
+                    "bubblewrap: {why}; Landlock, the other sandbox, {}",
+                    landlock::NO_LOOPBACK
+                )
+            }),
+            "landlock" => Err(format!(
+                "GRADER_SANDBOX=landlock asks for the Landlock sandbox, which {}",
+                landlock::NO_LOOPBACK
+            )),
+            other => Err(format!(
+                "GRADER_SANDBOX={other} is not a sandbox this grader knows (bubblewrap, landlock)"
+            )),
+        }
+    }
+
+    /// The command that runs a lab's rehearsal program `program`, writing only in the host
+    /// folder `output`, with `env` as its whole environment; and where `output` is inside.
+    /// Only bubblewrap can: see [`Sandbox::find_with_loopback`].
+    pub fn rehearsal(
+        &self,
+        program: &Path,
+        output: &Path,
+        env: &[(&str, &str)],
+    ) -> Result<(Command, PathBuf), Error> {
+        match self {
+            Sandbox::Bwrap(b) => Ok((
+                b.rehearsal(program, output, env),
+                PathBuf::from(bwrap::REHEARSAL_OUTPUT),
+            )),
+            Sandbox::Landlock(_) => Err(Error::RehearsalSandbox(format!(
+                "the Landlock sandbox {}",
+                landlock::NO_LOOPBACK
+            ))),
+        }
+    }
+
+    /// Its name and version alone: `bubblewrap 0.8.0`, `Landlock ABI 6`.
+    pub fn name(&self) -> String {
+        match self {
+            Sandbox::Bwrap(b) => b.describe(),
+            Sandbox::Landlock(l) => l.describe(),
+        }
+    }
+
     /// What it is and what it isolates, for provenance.
     pub fn describe(&self) -> String {
         match self {
@@ -165,8 +215,9 @@ pub struct Confinement {
     pub build: BuildLimits,
     /// The lab, for the base build every submission's build starts from.
     pub(crate) lab: Lab,
-    /// The base build's target folder and its stamp, made once per grader run.
-    base: OnceLock<Result<(PathBuf, String), String>>,
+    /// Each base build's target folder and its stamp, made once per grader run (in the
+    /// order of [`seed::Base::index`]).
+    bases: [OnceLock<Result<(PathBuf, String), String>>; 2],
 }
 
 impl Confinement {
@@ -178,16 +229,35 @@ impl Confinement {
         build: BuildLimits,
         unconfined: bool,
     ) -> Result<Arc<Confinement>, Error> {
-        let sandbox = if unconfined {
-            None
-        } else {
-            Some(Sandbox::find().map_err(Error::Sandbox)?)
-        };
+        let find = || Sandbox::find().map_err(Error::Sandbox);
+        Confinement::new(lab, build, unconfined, find)
+    }
+
+    /// A confinement for rehearsing `lab`'s submissions: like
+    /// [`Confinement::for_submissions`], in a sandbox whose code gets a loopback of its
+    /// own ([`Sandbox::find_with_loopback`]).
+    pub fn for_rehearsals(
+        lab: &Lab,
+        build: BuildLimits,
+        unconfined: bool,
+    ) -> Result<Arc<Confinement>, Error> {
+        let find = || Sandbox::find_with_loopback().map_err(Error::RehearsalSandbox);
+        Confinement::new(lab, build, unconfined, find)
+    }
+
+    /// In the sandbox `find` gives, unless `unconfined`.
+    fn new(
+        lab: &Lab,
+        build: BuildLimits,
+        unconfined: bool,
+        find: impl FnOnce() -> Result<Sandbox, Error>,
+    ) -> Result<Arc<Confinement>, Error> {
+        let sandbox = if unconfined { None } else { Some(find()?) };
         Ok(Arc::new(Confinement {
             sandbox,
             build,
             lab: lab.clone(),
-            base: OnceLock::new(),
+            bases: [OnceLock::new(), OnceLock::new()],
         }))
     }
 
@@ -200,10 +270,24 @@ impl Confinement {
         }
     }
 
-    /// The base build's target folder and stamp, built on first use.
-    pub(crate) fn base(&self, work: &Path) -> Result<(PathBuf, String), Error> {
-        self.base
-            .get_or_init(|| seed::build_base(self, work).map_err(|e| e.to_string()))
+    /// What protected a rehearsal of a submission, in one line, for the page and the
+    /// data.
+    pub fn describe_rehearsal(&self) -> String {
+        match &self.sandbox {
+            Some(Sandbox::Bwrap(b)) => format!(
+                "{}: its own user, mount, PID and network namespaces; the build saw only the toolchain, the kit's public crates and its own files, the program only itself and its record's folder, with a loopback of its own as its only network",
+                b.describe()
+            ),
+            Some(other) => other.describe(),
+            None => "none (--no-sandbox): the code was built and ran with the grader's user, files and network"
+                .to_owned(),
+        }
+    }
+
+    /// The target folder and stamp of the base build `which`, built on first use.
+    pub(crate) fn base(&self, work: &Path, which: seed::Base) -> Result<(PathBuf, String), Error> {
+        self.bases[which.index()]
+            .get_or_init(|| seed::build_base(self, work, which).map_err(|e| e.to_string()))
             .clone()
             .map_err(|log| Error::KitBuild {
                 what: "the kit's student crate (the base every submission's build starts from)"

@@ -12,6 +12,11 @@
 //!
 //! A submission's folder records the stamp of the base it was started from, and is
 //! started again when the base changed.
+//!
+//! A lab's rehearsal program ([`crate::rehearse`]) is built against different crates
+//! (an HTTP server and client) than its harness, so it has a base of its own
+//! ([`Base::Rehearsal`]), built the first time a submission is rehearsed: grading never
+//! pays for it.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -24,8 +29,36 @@ use crate::build::{self, Built, blame};
 use crate::error::Error;
 use crate::report::provenance::hex;
 
-/// The key (and workspace name) of the base build.
+/// The key of the kit's pristine student crate every base is built against, and the
+/// workspace name of the harness's base build.
 pub const BASE_KEY: &str = "sandbox_base";
+
+/// Which program a confined build makes; each starts from a base of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Base {
+    /// The lab's harness programs (for grading).
+    Harness,
+    /// The lab's rehearsal program.
+    Rehearsal,
+}
+
+impl Base {
+    /// The workspace name of this base's own build.
+    pub fn key(self) -> String {
+        match self {
+            Base::Harness => BASE_KEY.to_owned(),
+            Base::Rehearsal => crate::rehearse::build::workspace_key(BASE_KEY),
+        }
+    }
+
+    /// Its slot in [`Confinement`]'s list of bases.
+    pub(super) fn index(self) -> usize {
+        match self {
+            Base::Harness => 0,
+            Base::Rehearsal => 1,
+        }
+    }
+}
 /// The file in a submission's target folder that names the base it started from.
 const STAMP: &str = ".grader-base";
 
@@ -40,15 +73,25 @@ fn flavour_dir(work: &Path, c: &Confinement) -> PathBuf {
     work.join("confined").join(flavour)
 }
 
-/// The base build's target folder.
-pub fn base_dir(work: &Path, c: &Confinement) -> PathBuf {
-    flavour_dir(work, c).join("base")
+/// The target folder of the base build `which`.
+pub fn base_dir(work: &Path, c: &Confinement, which: Base) -> PathBuf {
+    let name = match which {
+        Base::Harness => "base",
+        Base::Rehearsal => "base-rehearsal",
+    };
+    flavour_dir(work, c).join(name)
 }
 
-/// Builds the lab's harness (and race harness) against the kit's pristine student crate
-/// into the base folder, and returns the folder and its stamp.
-pub(super) fn build_base(c: &Confinement, work: &Path) -> Result<(PathBuf, String), Error> {
+/// Builds the program `which` (the harness and race harness, or the rehearsal program)
+/// against the kit's pristine student crate into its base folder, and returns the folder
+/// and its stamp.
+pub(super) fn build_base(
+    c: &Confinement,
+    work: &Path,
+    which: Base,
+) -> Result<(PathBuf, String), Error> {
     let lab = &c.lab;
+    // Every base is built against the same copy of the student crate: one at a time.
     let _turn = super::take_turn(work, BASE_KEY)?;
     let subject = materialize(
         lab,
@@ -59,13 +102,20 @@ pub(super) fn build_base(c: &Confinement, work: &Path) -> Result<(PathBuf, Strin
         &lab.manifest.student_crate,
         |_| Ok(()),
     )?;
-    let (ws, bin, planned) = build::workspace(lab, &subject, work)?;
+    let (ws, bin, planned) = match which {
+        Base::Harness => build::workspace(lab, &subject, work)?,
+        Base::Rehearsal => {
+            let program = crate::rehearse::of(lab)?.program();
+            let (ws, bin) = crate::rehearse::build::workspace(lab, &program, &subject, work)?;
+            (ws, bin, crate::build::race::Planned::None)
+        }
+    };
     let mut select = vec!["--bin", bin.as_str()];
     let race_bin = planned.bin().map(str::to_owned);
     if let Some(race) = &race_bin {
         select.extend(["--workspace", "--bin", race]);
     }
-    let output = super::cargo::confined(&ws, work, &select, c, None)?;
+    let output = super::cargo::confined(&ws, work, &select, c, which, None)?;
     if !output.status.success() {
         let linked = [blame::Linked {
             subject: &subject,
@@ -85,7 +135,7 @@ pub(super) fn build_base(c: &Confinement, work: &Path) -> Result<(PathBuf, Strin
             log: log.trim().to_owned(),
         });
     }
-    let base = base_dir(work, c);
+    let base = base_dir(work, c, which);
     Ok((base.clone(), stamp(&base)))
 }
 

@@ -67,6 +67,24 @@ pub fn explain(lab: &Lab, s: &Scenario) -> String {
         }
         now = now.saturating_add(plugin.advances_clock(&placed.step));
     }
-    let _ = writeln!(out, "\nHint shown when it fails: {}", s.hint);
+    let _ = writeln!(
+        out,
+        "\nHint shown when it fails{}: {}",
+        hint_steps(s),
+        s.hint
+    );
     out
+}
+
+/// The steps the hint is about, in words, when they are not all of them: a failure
+/// elsewhere is reported without it.
+fn hint_steps(s: &Scenario) -> String {
+    let (from, until, last) = (s.hint_from_step, s.hint_until_step, s.steps.len());
+    match (from > 1, until < last) {
+        (false, false) => String::new(),
+        _ if from == until => format!(" at step {from}"),
+        (true, false) => format!(" at step {from} or later"),
+        (false, true) => format!(" at step {until} or earlier"),
+        (true, true) => format!(" at steps {from} to {until}"),
+    }
 }

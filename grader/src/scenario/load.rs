@@ -246,12 +246,30 @@ pub fn parse(lab: &Lab, text: &str, shown: &Path) -> Result<Scenario, Vec<Diagno
         overrides,
     };
     problems.extend(super::validate::check(lab, &parsed));
+    if let Some(f) = &envelope {
+        problems.extend(hint_step_problems(
+            &parsed,
+            f.hint_from_step,
+            f.hint_until_step,
+        ));
+    }
     let (Some(file), true) = (envelope, problems.is_empty()) else {
         // In file order, as a compiler lists them.
         problems.sort_by_key(|d| d.pos);
         return Err(problems);
     };
     let targets = super::settings::resolve(lab, &parsed.overrides);
+    let changed_settings = targets
+        .iter()
+        .filter(|t| parsed.overrides.contains_key(&t.name))
+        .map(|t| {
+            let words = lab
+                .plugin
+                .describe_settings(&t.settings)
+                .unwrap_or_else(|| t.settings.to_string());
+            format!("{}: {words}", t.name)
+        })
+        .collect();
     Ok(Scenario {
         path: shown.to_path_buf(),
         name: file.name,
@@ -263,10 +281,59 @@ pub fn parse(lab: &Lab, text: &str, shown: &Path) -> Result<Scenario, Vec<Diagno
         race: file.race,
         description: file.description,
         hint: file.hint,
+        hint_from_step: file.hint_from_step.map_or(1, |n| n as usize),
+        hint_until_step: file
+            .hint_until_step
+            .map_or(parsed.steps.len(), |n| n as usize),
         targets,
+        changed_settings,
         steps: parsed.steps.into_iter().flatten().collect(),
         plugin: super::LabPlugin(lab.plugin.clone()),
     })
+}
+
+/// The steps a hint is about must be steps of the scenario, the first before the last.
+fn hint_step_problems(
+    parsed: &Parsed<'_>,
+    from: Option<u32>,
+    until: Option<u32>,
+) -> Vec<Diagnostic> {
+    let count = parsed.steps.len();
+    let mut problems = Vec::new();
+    if !parsed.steps_read {
+        return problems;
+    }
+    for (key, n) in [("hint_from_step", from), ("hint_until_step", until)] {
+        if let Some(n) = n.filter(|n| *n as usize > count) {
+            let at = parsed.header.key(key);
+            problems.push(
+                parsed
+                    .source
+                    .at(
+                        at,
+                        format!(
+                            "{key} is {n}, but the scenario has {}",
+                            grader_lab::quantity(count as u64, "step")
+                        ),
+                    )
+                    .help("name a step of the scenario, counted from 1"),
+            );
+        }
+    }
+    if let (Some(a), Some(b)) = (from, until) {
+        if a > b {
+            problems.push(
+                parsed
+                    .source
+                    .at(
+                        parsed.header.key("hint_until_step"),
+                        format!("hint_until_step is {b}, before hint_from_step {a}"),
+                    )
+                    .help("the hint is about the steps from hint_from_step to hint_until_step"),
+            );
+        }
+    }
+    problems
 }
 
 /// Where `"key"` first appears in `text[start..end]`, or where that range starts.

@@ -43,9 +43,19 @@ pub struct Scenario {
     pub description: String,
     /// Hint shown after a failure.
     pub hint: String,
+    /// The step (counted from 1) from which the hint applies; before it a failure is
+    /// reported as observed, without the hint. 1 when the file does not say.
+    pub hint_from_step: usize,
+    /// The last step (counted from 1) the hint is about; after it a failure is reported
+    /// as observed. The number of steps when the file does not say.
+    pub hint_until_step: usize,
     /// Every target with the settings this scenario runs with (the lab's defaults with the
     /// scenario's overrides), in lab order.
     pub targets: Vec<TargetPlan>,
+    /// Each target whose settings this scenario changes from the lab's defaults, in
+    /// words (`core_banking: opens after 10 failures in a row, ...`), so a report of its
+    /// failure says what it ran with.
+    pub changed_settings: Vec<String>,
     /// The steps, each with where it starts in the file.
     pub steps: Vec<PlacedStep>,
     /// The plug-in of the scenario's lab, which reads, plans and judges its steps.

@@ -63,6 +63,17 @@ pub struct ScenarioFile<'a> {
     /// Shown to a student whose code fails it: the mistake it usually catches.
     #[schemars(length(min = 1))]
     pub hint: String,
+    /// The step (counted from 1) from which the hint applies: the steps before it only
+    /// set the scene, and a failure there is reported as what was observed, without the
+    /// hint's claim about its cause. Without it the hint applies at every step.
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub hint_from_step: Option<u32>,
+    /// The last step (counted from 1) the hint is about: a failure after it is reported
+    /// as what was observed. Without it the hint applies to the last step.
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub hint_until_step: Option<u32>,
     /// Settings that differ from the lab's defaults, per target.
     #[serde(default, borrow)]
     #[schemars(schema_with = "target_overrides_schema")]

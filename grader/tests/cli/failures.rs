@@ -55,3 +55,14 @@ fn a_request_stuck_in_the_relay_gets_the_stuck_hint() {
 fn simultaneous_requests_are_counted_not_numbered() {
     insta::assert_snapshot!(report("many_trials", "ho_single_trial_under_concurrency"));
 }
+
+/// A scenario that runs a target with other settings than the lab's says which, under
+/// Start here and in its own entry: a bulkhead that ignores its limit is shown a limit
+/// of 2, not left to assume the default 3.
+#[test]
+fn a_scenario_with_its_own_settings_names_them() {
+    insta::assert_snapshot!(report(
+        "default_bulkhead_limit",
+        "bh_rejections_between_failures_change_nothing"
+    ));
+}

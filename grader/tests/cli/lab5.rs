@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::subs::{Layout, folder, json, write};
+use crate::subs::{Layout, edit, folder, json, write};
 use crate::util::{grader, kit, scratch_kit, stdout, transcript};
 
 /// Lab 5's declared files, relative to the student crate.
@@ -38,15 +38,13 @@ fn mutant(name: &str) -> Vec<(String, String)> {
     let mutant: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("JSON");
     let mut files = reference_files();
-    for edit in mutant["edits"].as_array().expect("edits") {
+    for e in mutant["edits"].as_array().expect("edits") {
         let (file, find, replace) = (
-            edit["file"].as_str().expect("file"),
-            edit["find"].as_str().expect("find"),
-            edit["replace"].as_str().expect("replace"),
+            e["file"].as_str().expect("file"),
+            e["find"].as_str().expect("find"),
+            e["replace"].as_str().expect("replace"),
         );
-        let entry = files.iter_mut().find(|(f, _)| f == file).expect("declared");
-        assert_eq!(entry.1.matches(find).count(), 1, "{name}: {find}");
-        entry.1 = entry.1.replacen(find, replace, 1);
+        edit(&mut files, file, find, replace);
     }
     files
 }
@@ -192,6 +190,64 @@ fn a_wait_that_is_not_restarted_is_reported_step_by_step() {
         .collect::<Vec<_>>()
         .join("\n");
     insta::assert_snapshot!("wait_not_restarted", text);
+}
+
+/// Messages stuck inside the gateway get a hint from what the harness saw while they
+/// were: a breaker whose lock is held during the delivery blocks the state read too; a
+/// bulkhead whose lock is held during it leaves the state readable, and the hint says it
+/// is not the breaker's lock they wait for.
+#[test]
+fn a_stuck_message_is_told_whose_lock_it_waits_for() {
+    let mut bulkhead_lock = reference_files();
+    for (find, replace) in [
+        (
+            "    in_use: AtomicUsize,\n}",
+            "    in_use: AtomicUsize,\n    gate: std::sync::Mutex<()>,\n}",
+        ),
+        (
+            "            in_use: AtomicUsize::new(0),\n",
+            "            in_use: AtomicUsize::new(0),\n            gate: std::sync::Mutex::new(()),\n",
+        ),
+        (
+            "        };\n        call()\n",
+            "        };\n        let _gate = self.gate.lock();\n        call()\n",
+        ),
+    ] {
+        edit(&mut bulkhead_lock, "src/bulkhead.rs", find, replace);
+    }
+    for (name, files, words) in [
+        (
+            "lab5-breaker-lock",
+            mutant("lock_held_during_call"),
+            "Reading the flow's circuit state blocked too: the breaker's lock is held",
+        ),
+        (
+            "lab5-bulkhead-lock",
+            bulkhead_lock,
+            "so it is not the breaker's lock they wait for",
+        ),
+    ] {
+        let dir = submission(name, &files);
+        let output = check_submission(
+            &dir,
+            &[
+                "--scenario",
+                "al_one_alert_when_failures_land_at_once",
+                "--format",
+                "json",
+            ],
+        );
+        let report = json(&output);
+        let lead = &report["start_here"];
+        assert_eq!(
+            lead["scenario"],
+            "al_one_alert_when_failures_land_at_once",
+            "{}",
+            transcript(&output)
+        );
+        let hint = lead["hint"].as_str().expect("a hint");
+        assert!(hint.contains(words), "{name}: {hint}");
+    }
 }
 
 /// Alerts show in the timeline next to the transition records, in the order they came.

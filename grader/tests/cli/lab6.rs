@@ -2,7 +2,7 @@
 //! handout's quotes of its reports, the audit (mutants and correct alternatives), a
 //! submission that waits in real time, every format, and the student edition.
 
-use crate::subs::{Layout, folder, write};
+use crate::subs::{Layout, edit, folder, write};
 use crate::util::{grader, kit, stdout, transcript};
 
 /// Lab 6's student files, relative to the student crate.
@@ -29,15 +29,13 @@ fn mutated(names: &[&str]) -> Vec<(String, String)> {
         let path = kit().join("labs/lab6/mutants").join(format!("{name}.json"));
         let mutant: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("JSON");
-        for edit in mutant["edits"].as_array().expect("edits") {
+        for e in mutant["edits"].as_array().expect("edits") {
             let (file, find, replace) = (
-                edit["file"].as_str().expect("file"),
-                edit["find"].as_str().expect("find"),
-                edit["replace"].as_str().expect("replace"),
+                e["file"].as_str().expect("file"),
+                e["find"].as_str().expect("find"),
+                e["replace"].as_str().expect("replace"),
             );
-            let entry = files.iter_mut().find(|(f, _)| f == file).expect("declared");
-            assert_eq!(entry.1.matches(find).count(), 1, "{name}: {find}");
-            entry.1 = entry.1.replacen(find, replace, 1);
+            edit(&mut files, file, find, replace);
         }
     }
     files
@@ -153,6 +151,61 @@ fn a_real_sleep_is_named_and_a_slot_given_back_early_is_reported_as_the_handout_
             "the report lacks {quoted:?}:\n{text}"
         );
         assert!(handout.contains(quoted), "the handout lacks {quoted:?}");
+    }
+}
+
+/// Requests blocked inside the shop get a hint from what the harness saw while they were:
+/// a breaker whose lock is held during the attempt blocks the state read too; a lock of
+/// the shop's own held during a checkout leaves the state readable, and the hint says it
+/// is not the breaker's lock they wait for.
+#[test]
+fn a_blocked_request_is_told_whose_lock_it_waits_for() {
+    let mut shop_lock = mutated(&[]);
+    for (find, replace) in [
+        (
+            "    log: TransitionLog,\n}",
+            "    log: TransitionLog,\n    gate: std::sync::Mutex<()>,\n}",
+        ),
+        (
+            "        Self { clients, log }",
+            "        Self {\n            clients,\n            log,\n            gate: std::sync::Mutex::new(()),\n        }",
+        ),
+        (
+            "        match shipping.call(order.id) {",
+            "        let _gate = self.gate.lock();\n        match shipping.call(order.id) {",
+        ),
+    ] {
+        edit(&mut shop_lock, "src/shop.rs", find, replace);
+    }
+    for (name, files, words) in [
+        (
+            "lab6-breaker-lock",
+            mutated(&["lock_held_during_attempt"]),
+            "Reading the dependency's circuit state blocked too: the breaker's lock is held",
+        ),
+        (
+            "lab6-shop-lock",
+            shop_lock,
+            "so it is not the breaker's lock they wait for",
+        ),
+    ] {
+        let dir = folder(name);
+        write(&dir, Layout::Crate, &files);
+        let output = grader()
+            .args(["check", "lab6", "--submission"])
+            .arg(&*dir)
+            .args([
+                "--scenario",
+                "qu_eight_active_ten_queued_then_no_capacity",
+                "--format",
+                "json",
+            ])
+            .output()
+            .expect("run the grader");
+        let report: serde_json::Value =
+            serde_json::from_str(&stdout(&output)).expect("a JSON report");
+        let hint = report["start_here"]["hint"].as_str().unwrap_or_default();
+        assert!(hint.contains(words), "{name}: {}", transcript(&output));
     }
 }
 

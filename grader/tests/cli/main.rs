@@ -22,6 +22,7 @@ mod lab6;
 mod races;
 mod refusals;
 mod rehearse;
+mod rehearse_sandbox;
 mod release;
 mod robustness;
 mod second_lab;

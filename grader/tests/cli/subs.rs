@@ -81,18 +81,23 @@ pub fn mutant(name: &str) -> Vec<(String, String)> {
     let text = std::fs::read_to_string(&path).expect("read the mutant");
     let mutant: serde_json::Value = serde_json::from_str(&text).expect("a mutant is JSON");
     let mut files = reference_files();
-    for edit in mutant["edits"].as_array().expect("edits") {
-        let file = edit["file"].as_str().expect("file");
-        let find = edit["find"].as_str().expect("find");
-        let replace = edit["replace"].as_str().expect("replace");
-        let entry = files
-            .iter_mut()
-            .find(|(f, _)| f == file)
-            .expect("an edit of a declared file");
-        assert_eq!(entry.1.matches(find).count(), 1, "{name}: {find}");
-        entry.1 = entry.1.replacen(find, replace, 1);
+    for e in mutant["edits"].as_array().expect("edits") {
+        let file = e["file"].as_str().expect("file");
+        let find = e["find"].as_str().expect("find");
+        let replace = e["replace"].as_str().expect("replace");
+        edit(&mut files, file, find, replace);
     }
     files
+}
+
+/// `files` with `find` replaced by `replace` in `file`; `find` must occur there once.
+pub fn edit(files: &mut [(String, String)], file: &str, find: &str, replace: &str) {
+    let entry = files
+        .iter_mut()
+        .find(|(f, _)| f == file)
+        .expect("an edit of a declared file");
+    assert_eq!(entry.1.matches(find).count(), 1, "{file}: {find}");
+    entry.1 = entry.1.replacen(find, replace, 1);
 }
 
 /// The reference's three files.

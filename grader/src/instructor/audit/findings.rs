@@ -11,6 +11,8 @@ pub struct Scope {
     pub all_scenarios: bool,
     /// Every mutant ran. Otherwise a scenario that catches none of them may catch another.
     pub all_mutants: bool,
+    /// The lab asks that each mutant's "Start here" names its mistake.
+    pub start_here: bool,
 }
 
 #[cfg(test)]
@@ -19,6 +21,7 @@ impl Scope {
     pub const WHOLE: Scope = Scope {
         all_scenarios: true,
         all_mutants: true,
+        start_here: true,
     };
 }
 
@@ -93,6 +96,9 @@ pub fn findings(
             )),
             _ => {}
         }
+        if whole && scope.start_here {
+            problems.extend(start_here_problem(column, mutant));
+        }
         for name in &mutant.caught_by {
             if !scenarios.iter().any(|(s, _)| s == name) {
                 if !whole {
@@ -124,10 +130,51 @@ pub fn findings(
     problems
 }
 
+/// Whether the report of `column` names its mistake first: its "Start here" is a
+/// scenario its file names in `caught_by`, shown with that scenario's hint. A mutant
+/// that cannot be led there honestly says why (`start_here_elsewhere_because`).
+fn start_here_problem(column: &Column, mutant: &Mutant) -> Option<String> {
+    let names_it = column
+        .start_here
+        .as_ref()
+        .is_some_and(|l| l.hint.is_some() && mutant.caught_by.contains(&l.scenario));
+    match (
+        &column.start_here,
+        names_it,
+        &mutant.start_here_elsewhere_because,
+    ) {
+        (_, true, Some(_)) => Some(format!(
+            "mutant {}'s report starts at a scenario its caught_by names, with its hint, but its file says why it cannot: remove start_here_elsewhere_because",
+            column.name
+        )),
+        (_, true, None) | (_, false, Some(_)) => None,
+        (None, false, None) => Some(format!(
+            "mutant {}'s report has no \"Start here\": no scenario fails at a step",
+            column.name
+        )),
+        (Some(lead), false, None) if mutant.caught_by.contains(&lead.scenario) => Some(format!(
+            "mutant {}'s report starts at {} step {} ({}), a scenario its caught_by names, but without its hint: the step is outside the steps the hint is about (hint_from_step, hint_until_step)",
+            column.name, lead.scenario, lead.step, lead.action,
+        )),
+        (Some(lead), false, None) => Some(format!(
+            "mutant {}'s report starts at {} step {} ({}) {}, not at a scenario its caught_by names: sharpen the scenarios, or say in its file why (start_here_elsewhere_because)",
+            column.name,
+            lead.scenario,
+            lead.step,
+            lead.action,
+            if lead.hint.is_some() {
+                "with that scenario's hint"
+            } else {
+                "without a hint"
+            },
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::Status;
+    use crate::report::{Lead, Status};
 
     fn column(name: &str, role: Role, failed: &[&str], scenarios: &[&str]) -> Column {
         Column {
@@ -147,6 +194,25 @@ mod tests {
                 .collect(),
             compile_errors: None,
             caught_once_because: None,
+            start_here: (role == Role::Mutant)
+                .then(|| failed.first().map(|s| lead(s, true)))
+                .flatten(),
+            start_here_elsewhere_because: None,
+        }
+    }
+
+    /// A "Start here" at `scenario`, with its hint or without.
+    fn lead(scenario: &str, hint: bool) -> Lead {
+        Lead {
+            scenario: scenario.into(),
+            step: 3,
+            at: "00:00:10.000".into(),
+            settings: Vec::new(),
+            action: "check core_banking".into(),
+            expected: "core_banking breaker OPEN".into(),
+            observed: "core_banking breaker CLOSED".into(),
+            shared_by: 2,
+            hint: hint.then(|| "the scenario's hint".into()),
         }
     }
 
@@ -158,6 +224,7 @@ mod tests {
             mistake: String::new(),
             caught_by: caught_by.iter().map(|s| (*s).to_owned()).collect(),
             caught_once_because: once.map(str::to_owned),
+            start_here_elsewhere_because: None,
             edits: Vec::new(),
         }
     }
@@ -176,7 +243,7 @@ mod tests {
         let problems = findings(
             &scenarios(&names),
             &columns,
-            &[mutant("m1", &["weakened"], None)],
+            &[mutant("m1", &["sharp", "weakened"], None)],
             Scope::WHOLE,
         );
         assert_eq!(
@@ -272,14 +339,15 @@ mod tests {
                 &mutants,
                 Scope {
                     all_scenarios: false,
-                    all_mutants: true
+                    all_mutants: true,
+                    start_here: true
                 }
             ),
             Vec::<String>::new()
         );
         assert_eq!(
             findings(&scenarios(&names), &columns, &mutants, Scope::WHOLE).len(),
-            4
+            5
         );
     }
 
@@ -294,6 +362,7 @@ mod tests {
         let some_mutants = Scope {
             all_scenarios: true,
             all_mutants: false,
+            start_here: true,
         };
         assert_eq!(
             findings(&scenarios(&names), &columns, &mutants, some_mutants),
@@ -303,6 +372,53 @@ mod tests {
             findings(&scenarios(&names), &columns, &mutants, Scope::WHOLE),
             [
                 "states catches no mutant: make it sharper, or mark it \"smoke\": true if it only checks that things work"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_start_here_that_does_not_name_the_mistake_is_named() {
+        let names = ["about_it", "elsewhere"];
+        let at = |name: &str, scenario: &str, hint: bool| {
+            let mut c = column(name, Role::Mutant, &names, &names);
+            c.start_here = Some(lead(scenario, hint));
+            c
+        };
+        let mut nowhere = column("nowhere", Role::Mutant, &names, &names);
+        nowhere.start_here = None;
+        let columns = [
+            column("reference", Role::Reference, &[], &names),
+            at("named", "about_it", true),
+            at("wrong_place", "elsewhere", true),
+            at("no_hint", "about_it", false),
+            at("explained", "elsewhere", true),
+            at("stale", "about_it", true),
+            nowhere,
+        ];
+        let with_reason = |name: &str| {
+            let mut m = mutant(name, &["about_it"], None);
+            m.start_here_elsewhere_because = Some("only a hidden scenario shows it".into());
+            m
+        };
+        let mutants = [
+            mutant("named", &["about_it"], None),
+            mutant("wrong_place", &["about_it"], None),
+            mutant("no_hint", &["about_it"], None),
+            with_reason("explained"),
+            with_reason("stale"),
+            mutant("nowhere", &["about_it"], None),
+        ];
+        let problems: Vec<String> = findings(&scenarios(&names), &columns, &mutants, Scope::WHOLE)
+            .into_iter()
+            .filter(|p| p.contains("Start here") || p.contains("report"))
+            .collect();
+        assert_eq!(
+            problems,
+            [
+                "mutant wrong_place's report starts at elsewhere step 3 (check core_banking) with that scenario's hint, not at a scenario its caught_by names: sharpen the scenarios, or say in its file why (start_here_elsewhere_because)",
+                "mutant no_hint's report starts at about_it step 3 (check core_banking), a scenario its caught_by names, but without its hint: the step is outside the steps the hint is about (hint_from_step, hint_until_step)",
+                "mutant stale's report starts at a scenario its caught_by names, with its hint, but its file says why it cannot: remove start_here_elsewhere_because",
+                "mutant nowhere's report has no \"Start here\": no scenario fails at a step",
             ]
         );
     }

@@ -141,6 +141,33 @@ pub fn write_matrix(audit: &Audit, out: &mut dyn Write) -> std::io::Result<()> {
             None => writeln!(out)?,
         }
     }
+    if !mutants.is_empty() && audit.start_here_audited {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "Where each mutant's report says to start (hint: the scenario's hint is shown; observed: only what differed):"
+        )?;
+    }
+    for (i, c) in mutants
+        .iter()
+        .enumerate()
+        .filter(|_| audit.start_here_audited)
+    {
+        let place = match &c.start_here {
+            Some(l) => format!(
+                "{} step {} ({})",
+                l.scenario,
+                l.step,
+                if l.hint.is_some() { "hint" } else { "observed" }
+            ),
+            None => "nowhere".to_owned(),
+        };
+        write!(out, "{:>3}. {:<name_width$} {place}", i + 1, c.name)?;
+        match &c.start_here_elsewhere_because {
+            Some(why) => writeln!(out, " (cannot name it: {why})")?,
+            None => writeln!(out)?,
+        }
+    }
     writeln!(out)?;
     if audit.problems.is_empty() && audit.some_mutants && !audit.some_scenarios {
         writeln!(

@@ -33,7 +33,8 @@ use crate::build::{self, Built, Harness, Subject};
 use crate::error::Error;
 use crate::grade::{self, RunOptions, Selection};
 use crate::lab::Lab;
-use crate::report::Status;
+use crate::report::ScenarioResult;
+use crate::scenario::Visibility;
 
 /// Runs the audit. Progress goes to `progress`.
 pub fn audit(
@@ -72,6 +73,7 @@ pub fn audit(
     for m in &mutants {
         let mut c = column(&m.name, &m.title, Role::Mutant);
         c.caught_once_because = m.caught_once_because.clone();
+        c.start_here_elsewhere_because = m.start_here_elsewhere_because.clone();
         subjects.push((mutants::subject(lab, &work, m)?, c));
     }
     let mut harnesses: Vec<Option<Harness>> = Vec::new();
@@ -93,11 +95,23 @@ pub fn audit(
         if runs == 1 { "" } else { "s" },
         opts.jobs
     );
-    let statuses = run_pool(&subjects, &harnesses, selection, opts, runs)?;
+    let results = run_pool(&subjects, &harnesses, selection, opts, runs)?;
     let mut columns: Vec<Column> = subjects.into_iter().map(|(_, c)| c).collect();
-    for ((c, s), status) in statuses {
+    let mut first: Vec<Vec<ScenarioResult>> = vec![Vec::new(); columns.len()];
+    for ((c, s), result) in results {
         let name = selection.scenarios[s].name.clone();
-        columns[c].runs.entry(name).or_default().push(status);
+        columns[c].runs.entry(name).or_default().push(result.status);
+        let scenario = &selection.scenarios[s];
+        let seen = first[c].iter().any(|r| r.name == scenario.name);
+        if !seen && scenario.visibility == Visibility::Visible {
+            first[c].push(result);
+        }
+    }
+    // What a student's report would say first, from the first run of the visible
+    // scenarios (in the selection's order, as `check` grades them).
+    for (column, mut results) in columns.iter_mut().zip(first) {
+        results.sort_by_key(|r| selection.scenarios.iter().position(|s| s.name == r.name));
+        column.start_here = crate::judge::lead::lead(&results, &selection.scenarios);
     }
     let scenarios: Vec<(String, bool)> = selection
         .scenarios
@@ -113,6 +127,7 @@ pub fn audit(
     let scope = findings::Scope {
         all_scenarios: !some_scenarios,
         all_mutants: !some_mutants,
+        start_here: lab.manifest.start_here_audited,
     };
     let problems = findings::findings(&scenarios, &columns, &mutants, scope);
     let hidden = selection
@@ -128,6 +143,7 @@ pub fn audit(
         problems,
         some_scenarios,
         some_mutants,
+        start_here_audited: lab.manifest.start_here_audited,
     })
 }
 
@@ -139,6 +155,8 @@ fn column(name: &str, title: &str, role: Role) -> Column {
         runs: BTreeMap::new(),
         compile_errors: None,
         caught_once_because: None,
+        start_here: None,
+        start_here_elsewhere_because: None,
     }
 }
 
@@ -146,14 +164,14 @@ fn column(name: &str, title: &str, role: Role) -> Column {
 type Job = (usize, usize);
 
 /// Runs every scenario `runs` times on every column that built, `opts.jobs` at a time
-/// from one queue; the statuses in run order.
+/// from one queue; the results in run order.
 fn run_pool(
     subjects: &[(Subject, Column)],
     harnesses: &[Option<Harness>],
     selection: &Selection,
     opts: &RunOptions,
     runs: usize,
-) -> Result<Vec<(Job, Status)>, Error> {
+) -> Result<Vec<(Job, ScenarioResult)>, Error> {
     // Scenario by scenario across the columns, so the few columns whose requests get
     // stuck spread their waiting over the whole audit instead of filling every worker.
     let mut jobs: Vec<Job> = Vec::new();
@@ -169,7 +187,7 @@ fn run_pool(
         }
     }
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<Status, Error>>>> =
+    let results: Mutex<Vec<Option<Result<ScenarioResult, Error>>>> =
         Mutex::new((0..jobs.len()).map(|_| None).collect());
     std::thread::scope(|scope| {
         for _ in 0..opts.jobs.clamp(1, jobs.len().max(1)) {
@@ -185,8 +203,7 @@ fn run_pool(
                         continue;
                     };
                     let outcome =
-                        grade::run_one(harness, &subjects[c].0, scenario, opts, &selection.limits)
-                            .map(|r| r.status);
+                        grade::run_one(harness, &subjects[c].0, scenario, opts, &selection.limits);
                     if let Ok(mut all) = results.lock() {
                         all[i] = Some(outcome);
                     }
@@ -198,8 +215,8 @@ fn run_pool(
     jobs.into_iter()
         .zip(results)
         .map(|(job, r)| {
-            let status = r.unwrap_or_else(|| Err(Error::Usage("a scenario was not run".into())))?;
-            Ok((job, status))
+            let result = r.unwrap_or_else(|| Err(Error::Usage("a scenario was not run".into())))?;
+            Ok((job, result))
         })
         .collect()
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::report::Status;
+use crate::report::{Lead, Status};
 
 /// What a graded crate is, and so what the audit expects of it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -43,6 +43,13 @@ pub struct Column {
     /// A mutant's reason why one scenario catching it is enough.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub caught_once_because: Option<String>,
+    /// What a student's report of this crate says first ("Start here"), from the
+    /// visible scenarios.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_here: Option<Lead>,
+    /// A mutant's reason why its report's "Start here" cannot name its mistake.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_here_elsewhere_because: Option<String>,
 }
 
 /// The audit's findings.
@@ -62,6 +69,9 @@ pub struct Audit {
     /// Whether only some of the lab's mutants ran (`--mutant`). Whether each scenario
     /// catches a mutant is then not checked: it may catch one of the others.
     pub some_mutants: bool,
+    /// Whether the lab asks that each mutant's "Start here" names its mistake; the
+    /// matrix then shows where each report starts.
+    pub start_here_audited: bool,
 }
 
 /// Whether a column failed a scenario in its first run.

@@ -87,7 +87,7 @@ fn appended(mut files: Vec<(String, String)>, file: &str, text: &str) -> Vec<(St
 }
 
 /// `files` with `code` at the start of `Relay::new`.
-fn in_relay_new(mut files: Vec<(String, String)>, code: &str) -> Vec<(String, String)> {
+pub fn in_relay_new(mut files: Vec<(String, String)>, code: &str) -> Vec<(String, String)> {
     subs::inject(&mut files, "src/relay.rs", "pub fn new(", code);
     files
 }
@@ -122,19 +122,6 @@ pub fn attacks(kit: &Path, work: &Path) -> Vec<Attack> {
             reference.clone(),
             "src/breaker.rs",
             &format!("#[path = \"{path}\"]\nmod inner;\npub use inner::*;\n"),
-        )
-    };
-    let leak_if_read = |paths: &[String]| {
-        let list: Vec<String> = paths.iter().map(|p| format!("{p:?}")).collect();
-        format!(
-            r#"for p in [{}] {{
-                if let Ok(text) = std::fs::read(p) {{
-                    if !text.is_empty() {{
-                        panic!("LEAKED: {{p}}: {{}}", String::from_utf8_lossy(&text[..text.len().min(2000)]));
-                    }}
-                }}
-            }}"#,
-            list.join(", ")
         )
     };
     let opens_one_late = subs::mutant("opens_one_late");
@@ -246,21 +233,7 @@ pub fn attacks(kit: &Path, work: &Path) -> Vec<Attack> {
         },
         Attack {
             name: "network",
-            files: in_relay_new(
-                reference.clone(),
-                &format!(
-                    r#"{{
-                        use std::os::linux::net::SocketAddrExt;
-                        if let Ok(addr) = std::os::unix::net::SocketAddr::from_abstract_name(b"{PROBE_SOCKET}") {{
-                            if std::os::unix::net::UnixStream::connect_addr(&addr).is_ok() {{ panic!("LEAKED: reached the grader's machine"); }}
-                        }}
-                        let outside = std::net::SocketAddr::from(([1, 1, 1, 1], 443));
-                        if std::net::TcpStream::connect_timeout(&outside, std::time::Duration::from_secs(2)).is_ok() {{
-                            panic!("LEAKED: reached the internet");
-                        }}
-                    }}"#
-                ),
-            ),
+            files: in_relay_new(reference.clone(), &reach_out(PROBE_SOCKET)),
             honest: reference.clone(),
             safe: Safe::HonestScore,
             landlock: true,
@@ -412,6 +385,38 @@ pub fn attacks(kit: &Path, work: &Path) -> Vec<Attack> {
             landlock: true,
         },
     ]
+}
+
+/// Code that panics with `LEAKED:` and the start of the first of `paths` it can read.
+pub fn leak_if_read(paths: &[String]) -> String {
+    let list: Vec<String> = paths.iter().map(|p| format!("{p:?}")).collect();
+    format!(
+        r#"for p in [{}] {{
+            if let Ok(text) = std::fs::read(p) {{
+                if !text.is_empty() {{
+                    panic!("LEAKED: {{p}}: {{}}", String::from_utf8_lossy(&text[..text.len().min(2000)]));
+                }}
+            }}
+        }}"#,
+        list.join(", ")
+    )
+}
+
+/// Code that panics with `LEAKED:` if it reaches the grader's machine (the abstract Unix
+/// socket `probe`, which a test listens on) or the internet.
+pub fn reach_out(probe: &str) -> String {
+    format!(
+        r#"{{
+            use std::os::linux::net::SocketAddrExt;
+            if let Ok(addr) = std::os::unix::net::SocketAddr::from_abstract_name(b"{probe}") {{
+                if std::os::unix::net::UnixStream::connect_addr(&addr).is_ok() {{ panic!("LEAKED: reached the grader's machine"); }}
+            }}
+            let outside = std::net::SocketAddr::from(([1, 1, 1, 1], 443));
+            if std::net::TcpStream::connect_timeout(&outside, std::time::Duration::from_secs(2)).is_ok() {{
+                panic!("LEAKED: reached the internet");
+            }}
+        }}"#
+    )
 }
 
 /// Code that runs `write` (Rust, with `file` and `std::io::Write` in scope) on every

@@ -23,15 +23,15 @@ use std::sync::OnceLock;
 use serde_json::Value;
 
 pub use catalog::{
-    Attack, HIDDEN_MARKER, PROBE_SOCKET, REFERENCE, SCENARIOS, SECRET_ENV, SLEEPER_MARKER, Safe,
-    attacks, key, victim,
+    Attack, HIDDEN, HIDDEN_MARKER, PROBE_SOCKET, REFERENCE, SCENARIOS, SECRET_ENV, SLEEPER_MARKER,
+    Safe, attacks, in_relay_new, key, leak_if_read, reach_out, victim,
 };
 
 use crate::subs::{self, Layout};
 use crate::util::{grader, kit};
 
 /// The grader's work folder for lab 4 of the real kit, which the attacks aim at.
-fn work() -> PathBuf {
+pub fn work() -> PathBuf {
     kit().join("target/grader/lab4")
 }
 
@@ -138,11 +138,12 @@ pub fn survivors(marker: &str) -> Vec<String> {
         .collect()
 }
 
-/// A listener on [`PROBE_SOCKET`] for the network attack to find while the batches run.
-/// (Another test run on the machine may hold the socket: then that one is there.)
-fn probe_listener() -> Option<std::os::unix::net::UnixListener> {
+/// A listener on the abstract Unix socket `name` (such as [`PROBE_SOCKET`]) for a network
+/// attack to find while it runs. (Another test run on the machine may hold the socket:
+/// then that one is there.)
+pub fn probe_listener(name: &str) -> Option<std::os::unix::net::UnixListener> {
     use std::os::linux::net::SocketAddrExt;
-    let addr = std::os::unix::net::SocketAddr::from_abstract_name(PROBE_SOCKET.as_bytes())
+    let addr = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes())
         .expect("an abstract socket name");
     std::os::unix::net::UnixListener::bind_addr(&addr).ok()
 }
@@ -185,7 +186,7 @@ fn batches() -> &'static Batches {
     BATCHES.get_or_init(|| {
         // At the same path every run (emptied first), since a static is never dropped.
         let root = crate::util::test_dir("attacks");
-        let _listener = probe_listener();
+        let _listener = probe_listener(PROBE_SOCKET);
         let all = attacks(&kit(), &work());
         let alone = root.join("behaved");
         for (name, files) in behaved() {

@@ -6,13 +6,20 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use fixture_targets::{Activity, Behaviour, System};
-use grader_harness::{Driver, Failure, Requests};
+use grader_harness::{Driver, Failure, LookKeys, Requests};
 use grader_protocol::{Plan, RequestOutcome, StuckRecord};
 use relay_kit::{BreakerConfig, Clock, Code, FakeClock, Request, Target, TargetConfig};
 
 use crate::systems::system;
 use crate::wire::{Action, Observation, Settings, TargetSnapshot, seen};
 use crate::{BuildRelay, RelayUnderTest};
+
+/// What a look at a target's breaker state showed while requests were blocked.
+const LOOKED: LookKeys = LookKeys {
+    readable: seen::BREAKER_READABLE,
+    blocked: seen::BREAKER_BLOCKED,
+    panicked: seen::BREAKER_PANICKED,
+};
 
 /// Lab 4's world: the fake clock, the scripted targets and the relay under test.
 pub struct World {
@@ -185,28 +192,14 @@ impl World {
 
     /// A stuck failure with what was seen of the breaker's lock: when the requests are
     /// blocked for good, whether the breaker's state can still be read (if it can, what
-    /// they wait for is not the breaker's lock). Only then: a request that loops may hold
-    /// the lock the look would wait for, until the time limit.
+    /// they wait for is not the breaker's lock).
     fn seen(&self, failure: Failure, target: &str) -> Failure {
-        match failure {
-            Failure::Stuck(mut stuck) if stuck.blocked => {
-                let relay = self.relay.clone();
-                let name = target.to_owned();
-                let read = self.requests.read(move || {
-                    catch_unwind(AssertUnwindSafe(|| relay.breaker_state(&name))).is_ok()
-                });
-                stuck.seen = Some(
-                    match read {
-                        Ok(true) => seen::BREAKER_READABLE,
-                        Ok(false) => seen::BREAKER_PANICKED,
-                        Err(_) => seen::BREAKER_BLOCKED,
-                    }
-                    .to_owned(),
-                );
-                Failure::Stuck(stuck)
-            }
-            other => other,
-        }
+        let relay = self.relay.clone();
+        let name = target.to_owned();
+        let look = move || {
+            relay.breaker_state(&name);
+        };
+        self.requests.look(failure, look, &LOOKED)
     }
 
     /// The state of every target, and the transition records, after an action; or,

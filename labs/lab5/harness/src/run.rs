@@ -10,11 +10,18 @@ use fixture_script::{Activity, Behaviour};
 use gateway_kit::{
     AlertLog, AlertSink, BreakerSettings, Clock, FakeClock, Flow, FlowSettings, Message, Outcome,
 };
-use grader_harness::{Driver, Failure, Requests};
+use grader_harness::{Driver, Failure, LookKeys, Requests};
 use grader_protocol::{Plan, RequestOutcome};
 
-use crate::wire::{Action, FlowSnapshot, Observation, Settings};
+use crate::wire::{Action, FlowSnapshot, Observation, Settings, seen};
 use crate::{BuildGateway, GatewayUnderTest};
+
+/// What a look at a flow's circuit state showed while messages were blocked.
+const LOOKED: LookKeys = LookKeys {
+    readable: seen::STATE_READABLE,
+    blocked: seen::STATE_BLOCKED,
+    panicked: seen::STATE_PANICKED,
+};
 
 /// Lab 5's world: the fake clock, the scripted partners, the alert log and the gateway
 /// under test.
@@ -112,12 +119,14 @@ impl Driver for World {
             Action::Send { flow, count } => {
                 let held = |id| self.partners.is_held(id);
                 let call = self.call(flow)?;
-                self.requests.one_after_another(*count, flow, call, &held)
+                let sent = self.requests.one_after_another(*count, flow, call, &held);
+                sent.map_err(|failure| self.seen(failure, flow))
             }
             Action::SendConcurrent { flow, count } => {
                 let held = |id| self.partners.is_held(id);
                 let call = self.call(flow)?;
-                self.requests.together(*count, flow, call, &held)
+                let sent = self.requests.together(*count, flow, call, &held);
+                sent.map_err(|failure| self.seen(failure, flow))
             }
             Action::Release {
                 flow,
@@ -196,6 +205,21 @@ impl World {
     fn settle(&self, ids: &[u64], flow: &str) -> Result<(), Failure> {
         self.requests
             .settle(ids, flow, &|id| self.partners.is_held(id))
+            .map_err(|failure| self.seen(failure, flow))
+    }
+
+    /// A stuck failure with what was seen of the breaker's lock: when the messages are
+    /// blocked for good, whether the flow's circuit state can still be read (if it can,
+    /// what they wait for is not the breaker's lock).
+    fn seen(&self, failure: Failure, flow: &str) -> Failure {
+        let Ok(flow) = self.flow(flow) else {
+            return failure;
+        };
+        let gateway = self.gateway.clone();
+        let look = move || {
+            gateway.circuit_state(&flow);
+        };
+        self.requests.look(failure, look, &LOOKED)
     }
 
     fn snapshot(&self, flow: &Flow) -> FlowSnapshot {

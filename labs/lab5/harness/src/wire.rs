@@ -114,3 +114,16 @@ pub struct FlowSnapshot {
     /// Finished calls per answer.
     pub answered: BTreeMap<String, u64>,
 }
+
+/// What lab 5's harness saw while messages were stuck (`StuckRecord::seen`): whether the
+/// flow's circuit state could still be read, which tells whether they wait for the
+/// breaker's lock or for another one.
+pub mod seen {
+    /// `Gateway::circuit_state` returned: the breaker's lock is free, so they wait for
+    /// another one (the bulkhead's, most likely).
+    pub const STATE_READABLE: &str = "state_readable";
+    /// `Gateway::circuit_state` blocked too: the breaker's lock is held.
+    pub const STATE_BLOCKED: &str = "state_blocked";
+    /// `Gateway::circuit_state` panicked: nothing can be told.
+    pub const STATE_PANICKED: &str = "state_panicked";
+}

@@ -18,8 +18,9 @@ use steps::Step;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Lab5;
 
-/// The hint for messages stuck inside the gateway, whatever the scenario was about.
-const STUCK_HINT: &str = "A message that is neither answered nor inside the partner is still in your gateway. The usual causes: the bulkhead waits for a slot instead of returning no_capacity; a slot is never given back (a path that skips it: use a guard whose Drop gives it back); the breaker's lock is held while the partner answers, so every other message of the flow queues on the lock; a lock taken twice on one thread; or a loop that never ends.";
+/// The hint for messages stuck inside the gateway when the harness could not tell whose
+/// lock they wait for (see [`words::stuck_hint`]).
+const STUCK_HINT: &str = words::STUCK_HINT;
 
 static WORDS: Words = Words {
     subject: "the gateway",
@@ -66,6 +67,10 @@ impl Plugin for Lab5 {
 
     fn words(&self) -> &Words {
         &WORDS
+    }
+
+    fn stuck_hint(&self, seen: Option<&str>) -> String {
+        words::stuck_hint(seen)
     }
 
     fn check_settings(&self, settings: &Settings) -> Vec<(&'static str, String)> {

@@ -2,7 +2,7 @@
 
 use grader_lab::duration;
 use grader_lab::sends::{self, Nouns};
-use lab5_harness::wire::Settings;
+use lab5_harness::wire::{Settings, seen};
 
 use crate::steps::Step;
 
@@ -113,5 +113,26 @@ pub fn settings(s: &Settings) -> String {
         s.probes,
         if s.probes == 1 { "" } else { "s" },
         s.max_concurrent
+    )
+}
+
+/// The stuck hint when nothing tells whose lock the messages wait for.
+pub const STUCK_HINT: &str = "A message that is neither answered nor inside the partner is still in your gateway. The usual causes: the bulkhead waits for a slot instead of returning no_capacity; a slot is never given back (a path that skips it: use a guard whose Drop gives it back); the breaker's lock is held while the partner answers, so every other message of the flow queues on the lock; a lock taken twice on one thread; or a loop that never ends.";
+
+/// The hint for messages stuck inside the gateway, from what the harness saw while they
+/// were: whether the flow's circuit state could still be read tells whether they wait
+/// for the breaker's lock.
+pub fn stuck_hint(seen: Option<&str>) -> String {
+    let cause = match seen {
+        Some(seen::STATE_READABLE) => {
+            "The flow's circuit state could still be read while they waited, so it is not the breaker's lock they wait for: most likely it is the bulkhead. Either it waits for a free slot instead of answering no_capacity at once, or a slot is never given back (give it back in a guard's Drop, so every path returns it), or its lock is held while the partner answers (take the slot under the lock, let the guard go, then deliver)."
+        }
+        Some(seen::STATE_BLOCKED) => {
+            "Reading the flow's circuit state blocked too: the breaker's lock is held while a message is inside the partner, so every other message of the flow, and every state read, queues on it. Decide under the lock, let the guard go, deliver, then lock again to learn from the answer. (If the bulkhead's lock is held across the delivery as well, the same fix applies there.)"
+        }
+        _ => return STUCK_HINT.to_owned(),
+    };
+    format!(
+        "A message that is neither answered nor inside the partner is still in your gateway. {cause}"
     )
 }

@@ -14,6 +14,7 @@
 
 mod observe;
 mod run;
+mod stuck;
 pub mod wire;
 
 use std::sync::Arc;

@@ -28,7 +28,7 @@ pub struct World {
     /// The targets in plan order, with their settings.
     pub(crate) targets: Vec<(String, Settings)>,
     pub(crate) shops: Vec<Arc<dyn ShopUnderTest>>,
-    requests: Requests,
+    pub(crate) requests: Requests,
     /// Every request sent: its id, its instance (from 0) and its target.
     pub(crate) sent: Vec<(u64, usize, String)>,
     /// The thread each request runs on, once it has started.
@@ -277,6 +277,7 @@ impl World {
         let ids: Vec<u64> = self.sent.iter().map(|&(id, _, _)| id).collect();
         self.requests
             .settle(&ids, target, &|id| self.waiting(id).is_some())
+            .map_err(|failure| self.seen(failure))
     }
 
     /// What request `id` waits for on the fake clock, if it does.

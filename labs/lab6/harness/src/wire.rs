@@ -172,3 +172,15 @@ pub const METRICS: [&str; 5] = [
     "circuit_open",
     "no_tariff",
 ];
+
+/// What lab 6's harness saw while requests were blocked (`StuckRecord::seen`): whether
+/// the dependency's circuit state could still be read, which tells whether they wait for
+/// the breaker's lock or for something else.
+pub mod seen {
+    /// `Shop::circuit_state` returned: the breaker's lock is free.
+    pub const STATE_READABLE: &str = "state_readable";
+    /// `Shop::circuit_state` blocked too: the breaker's lock is held.
+    pub const STATE_BLOCKED: &str = "state_blocked";
+    /// `Shop::circuit_state` panicked: nothing can be told.
+    pub const STATE_PANICKED: &str = "state_panicked";
+}

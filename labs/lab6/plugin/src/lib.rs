@@ -19,8 +19,9 @@ use steps::Step;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Lab6;
 
-/// The hint for requests stuck inside the shop, whatever the scenario was about.
-const STUCK_HINT: &str = "A request that has neither returned nor waits on the injected clock is still running inside your shop. The usual causes: waiting with thread::sleep or Condvar::wait_timeout (real time: use clock.sleep_until, a Monitor guard's wait_until, or call.wait_until); a queue loop that waits again until a deadline that has already come (it must give up, not wait); a lock held while waiting for the dependency's answer or in the queue, so other requests block on it; a slot that is never given back; or a loop that never ends.";
+/// The hint for requests stuck inside the shop when the harness could not tell whose
+/// lock they wait for (see [`words::stuck_hint`]).
+const STUCK_HINT: &str = words::STUCK_HINT;
 
 static WORDS: Words = Words {
     subject: "the shop",
@@ -67,6 +68,10 @@ impl Plugin for Lab6 {
 
     fn words(&self) -> &Words {
         &WORDS
+    }
+
+    fn stuck_hint(&self, seen: Option<&str>) -> String {
+        words::stuck_hint(seen)
     }
 
     fn check_settings(&self, settings: &Settings) -> Vec<(&'static str, String)> {

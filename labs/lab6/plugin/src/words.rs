@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use grader_lab::duration;
 use grader_lab::sends::{self, Nouns};
-use lab6_harness::wire::Settings;
+use lab6_harness::wire::{Settings, seen};
 
 use crate::steps::Step;
 
@@ -177,5 +177,26 @@ pub fn settings(s: &Settings) -> String {
         duration(s.open_for_ms),
         s.probes,
         if s.probes == 1 { "" } else { "s" },
+    )
+}
+
+/// The stuck hint when nothing tells whose lock the requests wait for.
+pub const STUCK_HINT: &str = "A request that has neither returned nor waits on the injected clock is still running inside your shop. The usual causes: waiting with thread::sleep or Condvar::wait_timeout (real time: use clock.sleep_until, a Monitor guard's wait_until, or call.wait_until); a queue loop that waits again until a deadline that has already come (it must give up, not wait); a lock held while waiting for the dependency's answer or in the queue, so other requests block on it; a slot that is never given back; or a loop that never ends.";
+
+/// The hint for requests blocked inside the shop, from what the harness saw while they
+/// were: whether the dependency's circuit state could still be read tells whether they
+/// wait for the breaker's lock.
+pub fn stuck_hint(seen: Option<&str>) -> String {
+    let cause = match seen {
+        Some(seen::STATE_BLOCKED) => {
+            "Reading the dependency's circuit state blocked too: the breaker's lock is held while a request waits (in the queue, in a pause or for the answer), so every other request of the dependency, and every state read, queues on it. Decide under the lock, let the guard go, make the attempt, then lock again to learn from it."
+        }
+        Some(seen::STATE_READABLE) => {
+            "The dependency's circuit state could still be read while they waited, so it is not the breaker's lock they wait for. The usual causes then: a real wait (thread::sleep, Condvar::wait_timeout: wait with clock.sleep_until, a Monitor guard's wait_until or call.wait_until); the bulkhead's lock held while waiting for the answer; a slot that is never given back; or a lock taken twice on one thread."
+        }
+        _ => return STUCK_HINT.to_owned(),
+    };
+    format!(
+        "A request that has neither returned nor waits on the injected clock is still running inside your shop. {cause}"
     )
 }
