@@ -33,6 +33,15 @@ impl<T: Clone> Journal<T> {
         entries.push(entry);
     }
 
+    /// Pushes `entry` after `note` has seen it, both under the list's lock: the race
+    /// checks' record of the schedule has the entries in the list's order.
+    #[cfg(feature = "race")]
+    pub(crate) fn push_then(&self, entry: T, note: impl FnOnce(&T)) {
+        let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
+        note(&entry);
+        entries.push(entry);
+    }
+
     pub(crate) fn snapshot(&self) -> Vec<T> {
         let entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
         entries.clone()

@@ -14,20 +14,15 @@
 //!   in HALF_OPEN, the bulkhead's limit, records that chain, no lock held while a target
 //!   is called, every request returns); the first schedule that breaks one is written
 //!   with the property and the story of the schedule (who took which lock where), and the
-//!   exploration stops;
+//!   exploration stops (the explorer, its output and its stories are `race_explore`'s);
 //! - nothing reads the real clock: a request that can never return leaves every thread
 //!   waiting, which the runtime itself detects.
 
-mod explore;
 mod monitor;
-mod output;
-mod story;
 mod world;
 
-use std::io::Read;
-
-use grader_protocol::PROTOCOL_VERSION;
 use lab4_harness::wire::{Action, Settings};
+use race_explore::{Kit, Lab, Stops};
 use race_std::sync::Arc;
 use relay_kit::{Clock, Code, Request, State, Target, TargetConfig, Transition};
 
@@ -48,40 +43,26 @@ pub type Plan = grader_protocol::Plan<Settings, Action>;
 pub type BuildRelay =
     fn(Arc<dyn Clock>, Vec<(Arc<dyn Target>, TargetConfig)>) -> Box<dyn RelayUnderTest>;
 
+/// Lab 4 to the explorer: its kit's files, its words, its monitor.
+static LAB: Lab = Lab {
+    name: "lab4_race",
+    kit: Kit {
+        harness: &["/labs/lab4/race/src/", "/fixtures/targets/"],
+        crates: &["/crates/relay_kit/"],
+    },
+    stops: Stops {
+        held_inside: "is held inside a target, waiting to be let go",
+        called: "a target",
+        never_hint: monitor::NEVER_HINT,
+        busy_hint: monitor::BUSY_HINT,
+    },
+    scripted_panic: |payload| payload.is::<fixture_targets::ScriptedPanic>(),
+    reset: monitor::reset,
+    take: monitor::take,
+};
+
 /// Reads the plan, explores its schedules against the relay `build` makes, and ends the
 /// process.
 pub fn main(build: BuildRelay) -> ! {
-    let status = match read_plan() {
-        Ok(plan) => {
-            output::install_panic_hook();
-            explore::run(plan, build)
-        }
-        Err(why) => {
-            eprintln!("lab4_race: {why}");
-            2
-        }
-    };
-    #[allow(clippy::disallowed_methods)]
-    std::process::exit(status)
-}
-
-fn read_plan() -> Result<Plan, String> {
-    let mut input = String::new();
-    std::io::stdin()
-        .read_to_string(&mut input)
-        .map_err(|e| format!("cannot read the plan from standard input: {e}"))?;
-    let plan: Plan = serde_json::from_str(&input)
-        .map_err(|e| format!("the plan on standard input is not valid: {e}"))?;
-    if plan.protocol != PROTOCOL_VERSION {
-        return Err(format!(
-            "plan protocol {} but this harness speaks {PROTOCOL_VERSION}; rebuild it",
-            plan.protocol
-        ));
-    }
-    if plan.race.is_none() {
-        return Err("the plan has no race settings: it is for the normal harness".into());
-    }
-    output::open(&plan.results_path)
-        .map_err(|e| format!("cannot open {}: {e}", plan.results_path))?;
-    Ok(plan)
+    race_explore::main(&LAB, move |plan: &Plan| world::run(plan, build))
 }

@@ -12,25 +12,24 @@
 //! - the thread that reaches a target holds no lock of the code under test.
 //!
 //! The first property that breaks is kept; the schedule still runs to its end. A schedule
-//! the runtime stops (every thread waiting, or one that never waits) is told by
-//! [`never_returns`] and [`busy_loop`].
+//! the runtime stops (every thread waiting, or one that never waits) is told by the
+//! explorer (`race_explore::stops`) in the words of [`NEVER_HINT`] and [`BUSY_HINT`].
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use grader_protocol::Violation;
 use race_std::sync::Arc;
-use race_std::trace::{self, Event, Held, What};
+use race_explore::story;
+use race_std::trace::{self, What};
 use relay_kit::{Code, Request, Target};
-
-use crate::story;
 
 const TRIAL_HINT: &str = "Decide \"this request is the trial\" and mark the trial as taken in one locked section: a request that checks under the lock, lets it go, and marks under it again can be overtaken in between by another request that saw the same \"no trial yet\".";
 const LIMIT_HINT: &str = "Check the count and take the slot in one step: under one lock (check and increment while holding it), or with one atomic compare-and-swap (or fetch_update). A load followed by a separate store or add lets two requests both see a free slot.";
 const RECORDS_HINT: &str = "Write each transition record while you still hold the lock under which the state changed. A record written after the lock is let go can be overtaken by the next change's record.";
 const LOCK_HINT: &str = "Let go of every lock before calling the target: decide under the lock, drop the guard, call, then lock again to learn from the answer. Name the guard in a block, or call drop(guard), so it ends before the call.";
-const NEVER_HINT: &str = "A request waits for something that never comes: a lock held by a request that is itself waiting inside a target (a lock held across the call), a slot it waits for instead of returning E905, or a lock it already holds (a std Mutex is not re-entrant).";
-const BUSY_HINT: &str = "A thread loops without ever waiting, for example spinning on an atomic until a slot frees. Do not wait for a slot at all: return E905 at once.";
+pub const NEVER_HINT: &str = "A request waits for something that never comes: a lock held by a request that is itself waiting inside a target (a lock held across the call), a slot it waits for instead of returning E905, or a lock it already holds (a std Mutex is not re-entrant).";
+pub const BUSY_HINT: &str = "A thread loops without ever waiting, for example spinning on an atomic until a slot frees. Do not wait for a slot at all: return E905 at once.";
 
 /// What the monitor knows about one target on the running schedule.
 struct Watch {
@@ -260,7 +259,7 @@ impl Monitor {
                 expected: format!("no lock of the relay is held while {target} is called"),
                 observed: format!(
                     "request #{id} called {target} while holding {}",
-                    holding(&held)
+                    story::holding(&held)
                 ),
                 hint: LOCK_HINT.into(),
                 unexplorable: false,
@@ -314,124 +313,6 @@ impl Monitor {
         if let Some(watch) = self.targets.get_mut(target) {
             watch.inside.retain(|&i| i != id);
         }
-    }
-}
-
-/// `the Mutex<Inner> taken at P (made at Q)` for each lock held.
-fn holding(held: &[Held]) -> String {
-    let each: Vec<String> = held
-        .iter()
-        .map(|h| {
-            format!(
-                "the {} taken at {} (made at {})",
-                story::name(&h.lock),
-                story::place(h.at),
-                story::place(h.lock.made)
-            )
-        })
-        .collect();
-    each.join(" and ")
-}
-
-/// The schedule the runtime stopped because no thread could go on: what each waits for.
-/// `step` is the action that was running.
-pub fn never_returns(record: &[Event], step: Option<usize>) -> Violation {
-    let names = story::names(record);
-    let held = trace::held();
-    let mut last: BTreeMap<Option<usize>, &Event> = BTreeMap::new();
-    let mut done: Vec<Option<usize>> = Vec::new();
-    // Threads inside a target now: whatever they wait on there is the target's.
-    let mut inside: Vec<Option<usize>> = Vec::new();
-    for e in record {
-        let was_inside = inside.contains(&e.task);
-        match e.what {
-            What::Note {
-                kind: "returned", ..
-            } => done.push(e.task),
-            What::Note { kind: "enter", .. } => inside.push(e.task),
-            What::Note { kind: "leave", .. } => inside.retain(|t| *t != e.task),
-            _ => {}
-        }
-        if !was_inside {
-            last.insert(e.task, e);
-        }
-    }
-    let mut about = Vec::new();
-    let mut what = Vec::new();
-    for (task, e) in last.into_iter().filter(|(t, _)| !done.contains(t)) {
-        let who = story::who(&names, task);
-        if who == "the grader" {
-            // It waits for the step's requests: that is the step, not a cause.
-            continue;
-        }
-        match &e.what {
-            What::Acquire(lock, _) => {
-                let holders: Vec<&Held> =
-                    held.iter().filter(|h| h.lock.addr == lock.addr).collect();
-                let mut line = format!(
-                    "{who} waits for the {} at {}",
-                    story::name(lock),
-                    story::place(e.at)
-                );
-                for h in &holders {
-                    let holder = story::who(&names, h.task);
-                    line.push_str(&format!(
-                        ", and {holder} holds it (taken at {})",
-                        story::place(h.at)
-                    ));
-                    about.push(holder);
-                }
-                what.push(line);
-            }
-            What::Waits { .. } => what.push(format!(
-                "{who} sleeps on a condition variable at {} that nobody will notify",
-                story::place(e.at)
-            )),
-            What::Note { kind: "enter", .. } => {
-                what.push(format!(
-                    "{who} is held inside a target, waiting to be let go"
-                ));
-            }
-            _ if who.starts_with("request") => what.push(format!("{who} cannot go on")),
-            _ => continue,
-        }
-        if who != "the grader" {
-            about.push(who);
-        }
-    }
-    about.sort();
-    about.dedup();
-    Violation {
-        property: "every_request_returns".into(),
-        step,
-        expected: "every request returns (no deadlock)".into(),
-        observed: format!("no thread could go on: {}", what.join("; ")),
-        hint: NEVER_HINT.into(),
-        unexplorable: false,
-        about,
-        until: None,
-        mark: String::new(),
-    }
-}
-
-/// The schedule the runtime stopped because a thread ran `max_steps` steps without ever
-/// waiting.
-pub fn busy_loop(record: &[Event], step: Option<usize>, max_steps: u64) -> Violation {
-    let names = story::names(record);
-    let who = story::who(&names, record.last().and_then(|e| e.task));
-    Violation {
-        property: "busy_loop".into(),
-        step,
-        expected: "every thread waits (on a lock, a condition variable, or a target) or finishes"
-            .into(),
-        observed: format!(
-            "{who} ran {max_steps} scheduling steps without waiting: a busy loop the race checks cannot explore"
-        ),
-        hint: BUSY_HINT.into(),
-        unexplorable: true,
-        about: vec![who],
-        until: None,
-        mark: String::new(),
     }
 }
 

@@ -22,7 +22,7 @@ use race_std::trace;
 use relay_kit::{BreakerConfig, Clock, Code, FakeClock, Request, Target, TargetConfig};
 
 use crate::monitor::Watched;
-use crate::output::{Event, push, set_step};
+use race_explore::output::{self, Event, push, push_step, set_step};
 use crate::{BuildRelay, Plan, RelayUnderTest};
 
 /// How one request ended.
@@ -106,9 +106,9 @@ pub fn run(plan: &Plan, build: BuildRelay) {
         let ids = world.act(action);
         push(Event::Observing { step });
         let record = world.record(step, at_ms, &ids);
-        push(Event::Step(record));
+        push_step(record);
         crate::monitor::after_step();
-        if world.panicked() || crate::output::has_panic() {
+        if world.panicked() || output::has_panic() {
             world.wind_down(plan.actions.len());
             return;
         }

@@ -55,14 +55,27 @@ impl Plugin for Lab5 {
         }
     }
 
-    /// Lab 5 has no race checks: its concurrency rules (exactly `probes` probes however
-    /// many messages arrive at once, one alert when failures land together, the per-flow
-    /// limit) are checked by messages held inside the partners in ordinary scenarios. A
-    /// race harness for it would be lab 4's shape: twins of `gateway_kit`,
-    /// `fixture_partners` and the skeleton on `race_std`, and a driver under
-    /// `labs/lab5/race`.
+    /// Lab 5's race checks: the same program file, linked with lab 5's race harness
+    /// (`labs/lab5/race`), and the crate under test built on the kit's std for the
+    /// explorer (`grader/race/std`), with the race builds of `gateway_kit` (which notes
+    /// each transition record) and of lab 4's `relay_kit` under their usual names. The
+    /// scripted partners and the scripted engine they share with lab 4 are the race
+    /// harness's own dependencies (`labs/lab5/race/twins/fixture_partners`,
+    /// `labs/lab4/race/twins/fixture_script`).
     fn race_harness(&self) -> Option<Harness> {
-        None
+        Some(Harness {
+            program: "main/src/main.rs",
+            code_under_test: "edi_gateway",
+            dependencies: &[
+                ("gateway_kit", "labs/lab5/race/twins/gateway_kit"),
+                ("lab5_harness", "labs/lab5/race"),
+            ],
+            subject_dependencies: &[
+                ("std", "grader/race/std"),
+                ("core", "grader/race/core"),
+                ("gateway_kit", "labs/lab5/race/twins/gateway_kit"),
+            ],
+        })
     }
 
     fn words(&self) -> &Words {

@@ -6,12 +6,11 @@ use std::fs::File;
 use std::io::Write;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
-use fixture_targets::ScriptedPanic;
-use grader_protocol::PanicRecord;
-use lab4_harness::wire::Observation;
+use grader_protocol::{PanicRecord, StepRecord};
 
-/// One event of the results file, in lab 4's terms.
-pub type Event = grader_protocol::Event<Observation>;
+/// One event of the results file. Observations are kept as JSON values: the explorer
+/// compares and writes them, and only the lab's harness and plug-in know their shape.
+pub type Event = grader_protocol::Event;
 
 static RESULTS: OnceLock<Mutex<File>> = OnceLock::new();
 
@@ -47,6 +46,22 @@ pub fn push(event: Event) {
     BUFFER.with_borrow_mut(|b| b.push(event));
 }
 
+/// Adds a step's record, its observation in the lab's own type, to the running schedule's.
+pub fn push_step<O: serde::Serialize>(record: StepRecord<O>) {
+    let StepRecord {
+        step,
+        at_ms,
+        requests,
+        observation,
+    } = record;
+    push(Event::Step(StepRecord {
+        step,
+        at_ms,
+        requests,
+        observation: serde_json::to_value(observation).unwrap_or_default(),
+    }));
+}
+
 /// Whether the running schedule has recorded a panic of the code under test.
 pub fn has_panic() -> bool {
     BUFFER.with_borrow(|b| b.iter().any(|e| matches!(e, Event::Panic(_))))
@@ -70,12 +85,12 @@ pub fn step() -> Option<usize> {
 
 /// Turns a panic of the code under test into a [`PanicRecord`] of the running schedule.
 ///
-/// Panics a target was scripted to raise are not the code under test's fault, and panics
-/// outside any task are the runtime reporting a failed schedule, which the explorer reads
-/// from the unwinding itself.
-pub fn install_panic_hook() {
-    std::panic::set_hook(Box::new(|info| {
-        if info.payload().is::<ScriptedPanic>() || race_std::trace::me().is_none() {
+/// Panics a fixture was scripted to raise (`scripted` says which) are not the code under
+/// test's fault, and panics outside any task are the runtime reporting a failed schedule,
+/// which the explorer reads from the unwinding itself.
+pub fn install_panic_hook(scripted: fn(&(dyn std::any::Any + Send)) -> bool) {
+    std::panic::set_hook(Box::new(move |info| {
+        if scripted(info.payload()) || race_std::trace::me().is_none() {
             return;
         }
         let message = if let Some(s) = info.payload().downcast_ref::<&str>() {

@@ -2,9 +2,10 @@
 
 use std::collections::BTreeMap;
 use std::panic::Location;
+use std::sync::OnceLock;
 
 use grader_protocol::{Frame, TraceEvent, TraceObject};
-use race_std::trace::{Event, Mode, Object, What};
+use race_std::trace::{Event, Held, Mode, Object, What};
 
 /// Frames kept per call stack: enough to reach the code under test's caller of a helper
 /// that takes a lock.
@@ -153,9 +154,9 @@ pub fn tell(events: &[Event], until: Option<usize>) -> (Vec<TraceEvent>, Option<
     (told, until.map(|_| end - start))
 }
 
-/// A note of the harness or of `relay_kit` as the story tells it: what a request does
-/// (`reaches core_banking`, `records OPEN -> HALF_OPEN`, `gets E904`), the markers the
-/// grader reads (`step`, `request`), or nothing to tell.
+/// A note of the harness or of a kit crate as the story tells it: what a request does
+/// (`reaches core_banking`, `records OPEN -> HALF_OPEN`, `alerts acme/ORDERS opened`,
+/// `gets E904`), the markers the grader reads (`step`, `request`), or nothing to tell.
 fn note(kind: &'static str, id: u64, text: &str) -> (&'static str, String) {
     match kind {
         "step" => ("step", id.to_string()),
@@ -170,6 +171,7 @@ fn note(kind: &'static str, id: u64, text: &str) -> (&'static str, String) {
             };
             ("does", format!("records {record}"))
         }
+        "alert" => ("does", format!("alerts {text}")),
         _ => ("note", String::new()),
     }
 }
@@ -210,26 +212,78 @@ fn frames(stack: &std::backtrace::Backtrace) -> Vec<Frame> {
         .collect()
 }
 
-/// Source files of the runtime, the standard library, the race harness and the fixtures.
-const HARNESS_FILES: [&str; 5] = [
+/// Source files no lab's story tells: the runtime, the standard library (the real one and
+/// the race checks'), and this crate.
+const RUNTIME_FILES: [&str; 4] = [
     "/rustc/",
     "/.cargo/registry/",
     "/grader/race/std/",
-    "/labs/lab4/race/src/",
-    "/fixtures/targets/",
+    "/grader/race/explore/",
 ];
 
-/// A frame of the runtime, the standard library, the race harness or a fixture, not of the
-/// code under test (nor of `relay_kit`, which it calls).
-fn foreign(f: &Frame) -> bool {
-    let at = f.at.as_deref().unwrap_or("");
-    at.is_empty() || HARNESS_FILES.iter().any(|p| at.contains(p))
+/// Which source files are the lab's kit rather than the code under test.
+#[derive(Clone, Copy, Debug)]
+pub struct Kit {
+    /// The lab's race harness and fixtures (path fragments such as
+    /// `/labs/lab4/race/src/`): their frames are left out of call stacks, and their locks
+    /// and atomics are no part of a story.
+    pub harness: &'static [&'static str],
+    /// The lab's shared crates the code under test calls (`/crates/relay_kit/`): their
+    /// frames stay in call stacks (they say which call of the code under test took a lock),
+    /// but their locks and atomics are the kit's.
+    pub crates: &'static [&'static str],
 }
 
-/// Whether the kit made `o` (the harness, a fixture, `relay_kit`), not the code under test.
+static KIT: OnceLock<Kit> = OnceLock::new();
+
+/// Says which files are the lab's kit; set once, before the first schedule.
+pub fn set_kit(kit: Kit) {
+    let _ = KIT.set(kit);
+}
+
+fn kit() -> Kit {
+    KIT.get().copied().unwrap_or(Kit {
+        harness: &[],
+        crates: &[],
+    })
+}
+
+/// A frame of the runtime, the standard library, the race harness or a fixture, not of the
+/// code under test (nor of a kit crate, which it calls).
+fn foreign(f: &Frame) -> bool {
+    let at = f.at.as_deref().unwrap_or("");
+    at.is_empty()
+        || RUNTIME_FILES
+            .iter()
+            .chain(kit().harness)
+            .any(|p| at.contains(p))
+}
+
+/// Whether the kit made `o` (the harness, a fixture, a kit crate), not the code under test.
 pub fn kit_made(o: &Object) -> bool {
     let at = o.made.file();
-    HARNESS_FILES.iter().any(|p| at.contains(p)) || at.contains("/crates/relay_kit/")
+    let kit = kit();
+    RUNTIME_FILES
+        .iter()
+        .chain(kit.harness)
+        .chain(kit.crates)
+        .any(|p| at.contains(p))
+}
+
+/// `the Mutex<Inner> taken at P (made at Q)` for each lock held.
+pub fn holding(held: &[Held]) -> String {
+    let each: Vec<String> = held
+        .iter()
+        .map(|h| {
+            format!(
+                "the {} taken at {} (made at {})",
+                name(&h.lock),
+                place(h.at),
+                place(h.lock.made)
+            )
+        })
+        .collect();
+    each.join(" and ")
 }
 
 #[cfg(test)]

@@ -2,7 +2,8 @@
 //!
 //! Shuttle's PCT scheduler, seeded with the plan's seed, picks each schedule; the same
 //! seed and the same code explore the same schedules in the same order, so "schedule 14"
-//! names one interleaving for good. Each schedule runs the whole plan ([`world::run`]).
+//! names one interleaving for good. Each schedule runs the whole plan (the lab's
+//! [`World`]).
 //!
 //! Written to the results file, per schedule, only when worth it: the first schedule whose
 //! steps came out as no earlier one did (the grader judges each such outcome), and the
@@ -21,7 +22,7 @@ use shuttle::scheduler::{PctScheduler, Schedule, Scheduler, Task, TaskId};
 use shuttle::{Config, FailurePersistence, MaxSteps, Runner};
 
 use crate::output::Event;
-use crate::{BuildRelay, Plan, monitor, output, story, world};
+use crate::{Lab, output, stops, story};
 
 /// Exit status: every schedule explored, or the asked-for one replayed.
 const EXPLORED: i32 = 0;
@@ -81,24 +82,23 @@ impl Scheduler for Explorer {
     }
 }
 
+/// One schedule of the plan: the lab's world, start to end.
+pub type World = Arc<dyn Fn() + Send + Sync>;
+
 /// Explores the plan's schedules, writes what the grader needs, and returns the exit status.
-pub fn run(plan: Plan, build: BuildRelay) -> i32 {
-    let Some(race) = plan.race.clone() else {
-        return 2;
-    };
-    let plan = Arc::new(plan);
+pub fn run(lab: &'static Lab, race: &RacePlan, world: World) -> i32 {
     let ran = match race.only {
         Some(only) => {
-            let ran = explore(&plan, build, &race, only, Some(only));
+            let ran = explore(lab, &world, race, only, Some(only));
             write_only(only);
             ran
         }
         None => {
-            let ran = explore(&plan, build, &race, race.schedules, None);
+            let ran = explore(lab, &world, race, race.schedules, None);
             let broke_on = PROGRESS.with_borrow(|p| p.broke.as_ref().map(|b| b.0));
             write_outcomes();
             if let Some(index) = broke_on {
-                explain(&plan, build, &race, index);
+                explain(lab, &world, race, index);
             }
             ran
         }
@@ -110,8 +110,8 @@ pub fn run(plan: Plan, build: BuildRelay) -> i32 {
 /// Runs up to `count` schedules (stopping at the first that breaks a property), recording
 /// call stacks on schedule `stacks_on`. Returns how many ran.
 fn explore(
-    plan: &Arc<Plan>,
-    build: BuildRelay,
+    lab: &'static Lab,
+    world: &World,
     race: &RacePlan,
     count: u64,
     stacks_on: Option<u64>,
@@ -137,9 +137,9 @@ fn explore(
     config.max_steps = MaxSteps::FailAfter(usize::try_from(race.max_steps).unwrap_or(usize::MAX));
     config.silence_warnings = true;
     let runner = Runner::new(explorer, config);
-    let body = Arc::clone(plan);
+    let body = Arc::clone(world);
     let failed = catch_unwind(AssertUnwindSafe(|| {
-        runner.run(move || schedule(&body, build));
+        runner.run(move || schedule(lab, &body));
     }));
     if let Err(payload) = failed {
         // The runtime stopped a schedule: every thread was waiting, or one never stopped.
@@ -148,23 +148,23 @@ fn explore(
             .cloned()
             .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
             .unwrap_or_default();
-        stopped(&message, race.max_steps);
+        stopped(lab, &message, race.max_steps);
     }
     PROGRESS.with_borrow(|p| p.index)
 }
 
 /// One schedule, start to end.
-fn schedule(plan: &Plan, build: BuildRelay) {
+fn schedule(lab: &Lab, world: &World) {
     let (index, stacks) = PROGRESS.with_borrow(|p| (p.index, p.stacks_on == Some(p.index)));
-    monitor::reset();
+    (lab.reset)();
     let _ = output::take();
     // A story tells only the locks and atomics of the code under test: only theirs need
     // the stack that names the function that took them.
     trace::start(stacks.then_some(|o: &trace::Object| !story::kit_made(o)));
-    world::run(plan, build);
+    world();
     let events = output::take();
     let record = trace::finish();
-    let found = monitor::take();
+    let found = (lab.take)();
     PROGRESS.with_borrow_mut(|p| {
         if let Some(violation) = found {
             p.broke = Some(broken(index, violation, events, &record));
@@ -200,10 +200,10 @@ fn broken(
 /// The runtime stopped the running schedule with `message`: a deadlock (threads waiting
 /// that nothing will wake), a thread that ran `max_steps` steps without waiting, or a panic
 /// that escaped a thread.
-fn stopped(message: &str, max_steps: u64) {
+fn stopped(lab: &Lab, message: &str, max_steps: u64) {
     let mut events = output::take();
     let record = trace::finish();
-    let found = monitor::take();
+    let found = (lab.take)();
     let step = record.iter().rev().find_map(|e| match &e.what {
         What::Note {
             kind: "step", id, ..
@@ -212,9 +212,9 @@ fn stopped(message: &str, max_steps: u64) {
     });
     let violation = found.or_else(|| {
         if message.contains("max_steps") {
-            Some(monitor::busy_loop(&record, step, max_steps))
+            Some(stops::busy_loop(&record, step, max_steps, &lab.stops))
         } else if message.starts_with("deadlock") {
-            Some(monitor::never_returns(&record, step))
+            Some(stops::never_returns(&record, step, &lab.stops))
         } else {
             None
         }
@@ -286,8 +286,8 @@ fn write_outcomes() {
 /// Runs the schedules again up to the one that broke a property, recording everything and
 /// call stacks on it, and writes that story and what broke (they replace the first: the
 /// same schedule, told in more detail).
-fn explain(plan: &Arc<Plan>, build: BuildRelay, race: &RacePlan, index: u64) {
-    explore(plan, build, race, index, Some(index));
+fn explain(lab: &'static Lab, world: &World, race: &RacePlan, index: u64) {
+    explore(lab, world, race, index, Some(index));
     PROGRESS.with_borrow(|p| {
         if let Some((again, violation, _, story)) = &p.broke {
             if *again == index {

@@ -1,0 +1,511 @@
+//! The properties checked on every schedule, as it runs, and what breaking each means, in
+//! words.
+//!
+//! Partners are wrapped in [`Watched`], which notes every call that reaches a flow's
+//! endpoint, and the alert sink in [`WatchedSink`], which notes every alert. Each time a
+//! call or an alert arrives, and after each step, the monitor reads the schedule's record
+//! up to now: the steps, the messages, and the transition records the race build of
+//! `gateway_kit` notes as they are written. From these it checks:
+//!
+//! - no more calls reach a flow's endpoint in one HALF_OPEN round (from the record that
+//!   starts it to the one that ends it) than the flow's `probes`;
+//! - no more calls are inside a flow's endpoint at once than its bulkhead allows;
+//! - each `Opened` alert follows a `CLOSED -> OPEN` record of its flow and each `Closed`
+//!   alert a `HALF_OPEN -> CLOSED` record, one alert per record: never a second one, and
+//!   (once a step's messages have returned or are held) none missing;
+//! - each transition record of a flow starts where the one before it ended;
+//! - the thread that calls a partner holds no lock of the code under test.
+//!
+//! The first property that breaks is kept; the schedule still runs to its end. A schedule
+//! the runtime stops (every thread waiting, or one that never waits) is told by the
+//! explorer (`race_explore::stops`) in the words of [`NEVER_HINT`] and [`BUSY_HINT`].
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
+use gateway_kit::{Alert, AlertLog, AlertSink, Message, Outcome, Partner};
+use grader_protocol::Violation;
+use race_explore::story;
+use race_std::sync::Arc;
+use race_std::trace::{self, What};
+
+const PROBES_HINT: &str = "Decide \"this message is a probe\" and count it as handed out in one locked section (or one atomic compare-and-swap): a message that checks the count under the lock, lets it go, and adds itself under it again can be overtaken in between by another message that saw the same count.";
+const LIMIT_HINT: &str = "Check the count and take the place in one step: under one lock (check and increment while holding it), or with one atomic compare-and-swap (or fetch_update). A load followed by a separate store or add lets two messages both see a free place.";
+const ALERT_HINT: &str = "Send an alert for a change only from the message that made the change, decided under the same lock as the change: a message that checks the window, lets the lock go and then opens the circuit and alerts can do so a second time after another message already did.";
+const MISSING_HINT: &str = "Every change from CLOSED to OPEN sends one Opened alert, and every change from HALF_OPEN to CLOSED one Closed alert, from the message that made the change.";
+const RECORDS_HINT: &str = "Write each transition record while you still hold the lock under which the state changed, and record each outcome in the window under the same lock as the decision it feeds. A record written after the lock is let go can be overtaken by the next change's record.";
+const LOCK_HINT: &str = "Let go of every lock before calling the partner: decide under the lock, drop the guard, call, then lock again to learn from the answer. Name the guard in a block, or call drop(guard), so it ends before the call.";
+/// The hint for a message that never returns.
+pub const NEVER_HINT: &str = "A message waits for something that never comes: a lock held by a message that is itself waiting inside a partner (a lock held across the call), a place it waits for instead of returning no_capacity, or a lock it already holds (a std Mutex is not re-entrant).";
+/// The hint for a thread that never waits.
+pub const BUSY_HINT: &str = "A thread loops without ever waiting, for example spinning on an atomic until a place frees. Do not wait for a place at all: return no_capacity at once.";
+
+/// What the monitor knows about one flow on the running schedule.
+struct Watch {
+    /// Its bulkhead's limit and its probes, from the plan.
+    limit: u64,
+    probes: u64,
+    /// The state its last record moved to.
+    state: String,
+    /// The last record, as printed (`OPEN -> HALF_OPEN`), and who wrote it.
+    last: Option<(String, String)>,
+    /// Messages that reached its endpoint in this HALF_OPEN round.
+    probe_calls: Vec<u64>,
+    /// Messages inside its endpoint now, in the order they entered.
+    inside: Vec<u64>,
+    /// `CLOSED -> OPEN` and `HALF_OPEN -> CLOSED` records so far.
+    openings: usize,
+    closings: usize,
+    /// `Opened` and `Closed` alerts so far.
+    opened: usize,
+    closed: usize,
+}
+
+impl Watch {
+    fn new(limit: u64, probes: u64) -> Self {
+        Self {
+            limit,
+            probes,
+            state: "CLOSED".to_owned(),
+            last: None,
+            probe_calls: Vec::new(),
+            inside: Vec::new(),
+            openings: 0,
+            closings: 0,
+            opened: 0,
+            closed: 0,
+        }
+    }
+}
+
+#[derive(Default)]
+struct Monitor {
+    /// Events of the record already read.
+    read: usize,
+    /// The action running.
+    step: usize,
+    flows: BTreeMap<String, Watch>,
+    /// Each message's flow.
+    sent: BTreeMap<u64, String>,
+    /// The message each task carries.
+    carries: BTreeMap<usize, u64>,
+    /// For each message, its flow's state (as recorded) when the message first touched a
+    /// lock or atomic of the code under test: about when the breaker decided on it.
+    arrived_in: BTreeMap<u64, String>,
+    /// Whether the kit made an object, by address: asked for every lock of the schedule.
+    kit: BTreeMap<usize, bool>,
+    found: Option<Violation>,
+}
+
+thread_local! {
+    static MONITOR: RefCell<Monitor> = RefCell::new(Monitor::default());
+    /// Each flow's bulkhead limit and probes, from the plan: the same on every schedule.
+    static LIMITS: RefCell<BTreeMap<String, (u64, u64)>> = const { RefCell::new(BTreeMap::new()) };
+}
+
+/// Forgets the last schedule.
+pub fn reset() {
+    MONITOR.with_borrow_mut(|m| *m = Monitor::default());
+}
+
+/// The first property the running schedule broke, if any.
+pub fn take() -> Option<Violation> {
+    MONITOR.with_borrow_mut(|m| m.found.take())
+}
+
+/// Each flow's bulkhead limit and probes, by name.
+pub fn set_limits(limits: BTreeMap<String, (u64, u64)>) {
+    LIMITS.set(limits);
+}
+
+/// Checks what the last step wrote; with `settled`, also that every change so far has its
+/// alert (every message of the step has returned or is held, and none panicked).
+pub fn after_step(settled: bool) {
+    MONITOR.with_borrow_mut(|m| {
+        m.read_record();
+        if settled {
+            m.alerts_complete();
+        }
+    });
+}
+
+fn message(id: u64) -> String {
+    format!("message #{id}")
+}
+
+/// `messages #2 and #4`.
+fn messages(ids: &[u64]) -> String {
+    let names: Vec<String> = ids.iter().map(|id| format!("#{id}")).collect();
+    match names.split_last() {
+        None => String::new(),
+        Some((last, [])) => format!("message {last}"),
+        Some((last, rest)) => format!("messages {} and {last}", rest.join(", ")),
+    }
+}
+
+impl Monitor {
+    fn report(&mut self, violation: Violation) {
+        if self.found.is_none() {
+            self.found = Some(violation);
+        }
+    }
+
+    fn watch(&mut self, flow: &str) -> &mut Watch {
+        self.flows.entry(flow.to_owned()).or_insert_with(|| {
+            let (limit, probes) =
+                LIMITS.with_borrow(|l| l.get(flow).copied().unwrap_or((u64::MAX, u64::MAX)));
+            Watch::new(limit, probes)
+        })
+    }
+
+    /// Reads the record from where it last stopped: steps, messages, transition records,
+    /// and the first touch of each message on the code under test's locks and atomics.
+    fn read_record(&mut self) {
+        enum Seen {
+            Note(&'static str, u64, String, Option<usize>, usize),
+            Carries(usize, u64),
+            Touch(usize),
+        }
+        let from = self.read;
+        let kit = &mut self.kit;
+        let seen: Vec<Seen> = trace::with_events(|events| {
+            events
+                .iter()
+                .enumerate()
+                .skip(from)
+                .filter_map(|(i, e)| match &e.what {
+                    What::Note {
+                        kind: "request",
+                        id,
+                        ..
+                    } => e.task.map(|task| Seen::Carries(task, *id)),
+                    What::Note { kind, id, text } => {
+                        Some(Seen::Note(kind, *id, text.clone(), e.task, i))
+                    }
+                    What::Acquired(o, _) | What::Atomic { object: o, .. }
+                        if !*kit.entry(o.addr).or_insert_with(|| story::kit_made(o)) =>
+                    {
+                        e.task.map(Seen::Touch)
+                    }
+                    _ => None,
+                })
+                .collect()
+        });
+        self.read = trace::len();
+        for seen in seen {
+            match seen {
+                Seen::Note("step", id, ..) => self.step = usize::try_from(id).unwrap_or(usize::MAX),
+                Seen::Note("record", _, text, task, at) => self.recorded(&text, task, at),
+                Seen::Note("sent", id, flow, ..) => {
+                    self.sent.insert(id, flow);
+                }
+                Seen::Note(..) => {}
+                Seen::Carries(task, id) => {
+                    self.carries.insert(task, id);
+                }
+                Seen::Touch(task) => {
+                    let Some(&id) = self.carries.get(&task) else {
+                        continue;
+                    };
+                    if self.arrived_in.contains_key(&id) {
+                        continue;
+                    }
+                    let state = self
+                        .sent
+                        .get(&id)
+                        .and_then(|f| self.flows.get(f))
+                        .map_or("CLOSED", |w| w.state.as_str())
+                        .to_owned();
+                    self.arrived_in.insert(id, state);
+                }
+            }
+        }
+    }
+
+    /// The name of whoever runs `task`.
+    fn who(&self, task: Option<usize>) -> String {
+        match task.and_then(|t| self.carries.get(&t)) {
+            Some(&id) => message(id),
+            None => "the grader".to_owned(),
+        }
+    }
+
+    /// A transition record `flow FROM TO` was written by `task`, as event `at` of the
+    /// record.
+    fn recorded(&mut self, text: &str, task: Option<usize>, at: usize) {
+        let mut words = text.split(' ');
+        let (Some(flow), Some(from), Some(to)) = (words.next(), words.next(), words.next()) else {
+            return;
+        };
+        let step = self.step;
+        let writer = self.who(task);
+        let watch = self.watch(flow);
+        let record = format!("{from} -> {to}");
+        let out_of_order = watch.state != from;
+        let before = watch.last.replace((record.clone(), writer.clone()));
+        watch.state = to.to_owned();
+        if from == "HALF_OPEN" || to == "HALF_OPEN" {
+            watch.probe_calls.clear();
+        }
+        match (from, to) {
+            ("CLOSED", "OPEN") => watch.openings += 1,
+            ("HALF_OPEN", "CLOSED") => watch.closings += 1,
+            _ => {}
+        }
+        if !out_of_order {
+            return;
+        }
+        let (observed, mut about) = match before {
+            Some((b, by)) => (
+                format!("{flow}'s record `{record}` was written right after `{b}`"),
+                vec![by],
+            ),
+            None => (
+                format!("{flow}'s first record is `{record}`, not from CLOSED"),
+                Vec::new(),
+            ),
+        };
+        if !about.contains(&writer) {
+            about.push(writer);
+        }
+        self.report(Violation {
+            property: "records_in_order".into(),
+            step: Some(step),
+            expected: format!("each {flow} record starts in the state the one before it ended in"),
+            observed,
+            hint: RECORDS_HINT.into(),
+            unexplorable: false,
+            about,
+            until: Some(at + 1),
+            mark: "out of order".into(),
+        });
+    }
+
+    /// Message `id` reached `flow`'s endpoint.
+    fn entered(&mut self, flow: &str, id: u64) {
+        self.read_record();
+        let step = self.step;
+        let held = trace::held_by_me();
+        // A message the breaker let through while CLOSED may reach the endpoint late,
+        // after the circuit opened and a round of probes began: it is not a probe.
+        let late = self.arrived_in.get(&id).is_some_and(|s| s == "CLOSED");
+        let watch = self.watch(flow);
+        let (limit, probes) = (watch.limit, watch.probes);
+        watch.inside.push(id);
+        let inside = watch.inside.clone();
+        let probe_calls = if watch.state == "HALF_OPEN" && !late {
+            watch.probe_calls.push(id);
+            watch.probe_calls.clone()
+        } else {
+            Vec::new()
+        };
+        let until = Some(trace::len());
+        if !held.is_empty() {
+            self.report(Violation {
+                property: "no_lock_during_call".into(),
+                step: Some(step),
+                expected: format!("no lock of the gateway is held while {flow}'s partner is called"),
+                observed: format!(
+                    "message #{id} called {flow}'s partner while holding {}",
+                    story::holding(&held)
+                ),
+                hint: LOCK_HINT.into(),
+                unexplorable: false,
+                about: vec![message(id)],
+                until,
+                mark: "still holding a lock".into(),
+            });
+        }
+        if inside.len() as u64 > limit {
+            self.report(Violation {
+                property: "bulkhead_limit".into(),
+                step: Some(step),
+                expected: format!("at most {limit} calls in progress at {flow} (its max_concurrent)"),
+                observed: format!(
+                    "{} calls were in progress at {flow} at once ({})",
+                    inside.len(),
+                    messages(&inside)
+                ),
+                hint: LIMIT_HINT.into(),
+                unexplorable: false,
+                about: inside.iter().map(|&i| message(i)).collect(),
+                until,
+                mark: format!(
+                    "{} calls inside {flow} at once; the limit is {limit}",
+                    inside.len()
+                ),
+            });
+        }
+        if probe_calls.len() as u64 > probes {
+            self.report(Violation {
+                property: "probe_limit".into(),
+                step: Some(step),
+                expected: format!(
+                    "at most {probes} probe{} reach {flow} in one HALF_OPEN round (its probes)",
+                    if probes == 1 { "" } else { "s" }
+                ),
+                observed: format!(
+                    "{} calls reached {flow} in one HALF_OPEN round ({})",
+                    probe_calls.len(),
+                    messages(&probe_calls)
+                ),
+                hint: PROBES_HINT.into(),
+                unexplorable: false,
+                about: probe_calls.iter().map(|&i| message(i)).collect(),
+                until,
+                mark: format!("one probe too many at {flow}"),
+            });
+        }
+    }
+
+    fn left(&mut self, flow: &str, id: u64) {
+        if let Some(watch) = self.flows.get_mut(flow) {
+            watch.inside.retain(|&i| i != id);
+        }
+    }
+
+    /// The gateway sent `alert`, from `task`.
+    fn alerted(&mut self, alert: &Alert, task: Option<usize>) {
+        self.read_record();
+        let step = self.step;
+        let writer = self.who(task);
+        let flow = alert.flow().to_string();
+        let watch = self.watch(&flow);
+        let (kind, sent, changes, change) = match alert {
+            Alert::Opened { .. } => {
+                watch.opened += 1;
+                (
+                    "Opened",
+                    watch.opened,
+                    watch.openings,
+                    "CLOSED -> OPEN",
+                )
+            }
+            Alert::Closed { .. } => {
+                watch.closed += 1;
+                (
+                    "Closed",
+                    watch.closed,
+                    watch.closings,
+                    "HALF_OPEN -> CLOSED",
+                )
+            }
+        };
+        if sent <= changes {
+            return;
+        }
+        self.report(Violation {
+            property: "one_alert_per_change".into(),
+            step: Some(step),
+            expected: format!("one {kind} alert for each `{change}` record of {flow}"),
+            observed: format!(
+                "{writer} sent {kind} alert number {sent} for {flow}, which has {changes} `{change}` record{}",
+                if changes == 1 { "" } else { "s" }
+            ),
+            hint: ALERT_HINT.into(),
+            unexplorable: false,
+            about: vec![writer],
+            until: Some(trace::len()),
+            mark: format!("{kind} alert number {sent}"),
+        });
+    }
+
+    /// Every opening and closing so far has had its alert.
+    fn alerts_complete(&mut self) {
+        let step = self.step;
+        let missing = self.flows.iter().find_map(|(flow, w)| {
+            if w.opened < w.openings {
+                Some((flow.clone(), "Opened", w.opened, w.openings, "CLOSED -> OPEN"))
+            } else if w.closed < w.closings {
+                Some((flow.clone(), "Closed", w.closed, w.closings, "HALF_OPEN -> CLOSED"))
+            } else {
+                None
+            }
+        });
+        let Some((flow, kind, sent, changes, change)) = missing else {
+            return;
+        };
+        self.report(Violation {
+            property: "one_alert_per_change".into(),
+            step: Some(step),
+            expected: format!("one {kind} alert for each `{change}` record of {flow}"),
+            observed: format!(
+                "{flow} has {changes} `{change}` record{} but {sent} {kind} alert{}, and every message of the step has returned or is held",
+                if changes == 1 { "" } else { "s" },
+                if sent == 1 { "" } else { "s" }
+            ),
+            hint: MISSING_HINT.into(),
+            unexplorable: false,
+            about: Vec::new(),
+            until: None,
+            mark: String::new(),
+        });
+    }
+}
+
+/// A partner whose calls the monitor watches.
+pub struct Watched {
+    inner: Arc<dyn Partner>,
+}
+
+impl Watched {
+    /// Watches `inner`.
+    pub fn new(inner: Arc<dyn Partner>) -> Self {
+        Self { inner }
+    }
+}
+
+/// A call inside an endpoint: dropping it, however the call ends, notes that it left.
+struct Inside {
+    flow: String,
+    id: u64,
+}
+
+impl Drop for Inside {
+    fn drop(&mut self) {
+        trace::note("leave", self.id, self.flow.clone());
+        MONITOR.with_borrow_mut(|m| m.left(&self.flow, self.id));
+    }
+}
+
+impl Partner for Watched {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn send(&self, message: &Message) -> Outcome {
+        let flow = message.flow.to_string();
+        trace::note("enter", message.id, flow.clone());
+        MONITOR.with_borrow_mut(|m| m.entered(&flow, message.id));
+        let _inside = Inside {
+            flow,
+            id: message.id,
+        };
+        self.inner.send(message)
+    }
+}
+
+/// The alert log, with every alert noted in the schedule's record and checked.
+pub struct WatchedSink {
+    log: AlertLog,
+}
+
+impl WatchedSink {
+    /// Watches the alerts that go into `log`.
+    pub fn new(log: AlertLog) -> Self {
+        Self { log }
+    }
+}
+
+impl AlertSink for WatchedSink {
+    fn notify(&self, alert: Alert) {
+        let what = match &alert {
+            Alert::Opened { flow, .. } => format!("{flow} opened"),
+            Alert::Closed { flow, .. } => format!("{flow} closed"),
+        };
+        trace::note("alert", 0, what);
+        let task = trace::me();
+        MONITOR.with_borrow_mut(|m| m.alerted(&alert, task));
+        self.log.notify(alert);
+    }
+}
