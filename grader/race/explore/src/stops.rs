@@ -80,7 +80,7 @@ pub fn never_returns(record: &[Event], step: Option<usize>, words: &Stops) -> Vi
             What::Note { kind: "enter", .. } => {
                 what.push(format!("{who} {}", words.held_inside));
             }
-            _ if who.starts_with("request") => what.push(format!("{who} cannot go on")),
+            _ if who.starts_with(story::noun()) => what.push(format!("{who} cannot go on")),
             _ => continue,
         }
         if who != "the grader" {
@@ -90,9 +90,9 @@ pub fn never_returns(record: &[Event], step: Option<usize>, words: &Stops) -> Vi
     about.sort();
     about.dedup();
     Violation {
-        property: "every_request_returns".into(),
+        property: format!("every_{}_returns", story::noun()),
         step,
-        expected: "every request returns (no deadlock)".into(),
+        expected: format!("every {} returns (no deadlock)", story::noun()),
         observed: format!("no thread could go on: {}", what.join("; ")),
         hint: words.never_hint.into(),
         unexplorable: false,

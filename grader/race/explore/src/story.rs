@@ -71,7 +71,7 @@ fn short_type(ty: &str) -> String {
 }
 
 /// Names the runtime's tasks: the first runs the plan (`the grader`); request threads say
-/// which request they carry as their first note.
+/// which request they carry as their first note (`request #3`, in the lab's [`noun`]).
 pub fn names(events: &[Event]) -> BTreeMap<usize, String> {
     let mut names = BTreeMap::new();
     for e in events {
@@ -86,7 +86,7 @@ pub fn names(events: &[Event]) -> BTreeMap<usize, String> {
         {
             names
                 .entry(task)
-                .or_insert_with(|| format!("request #{id}"));
+                .or_insert_with(|| format!("{} #{id}", noun()));
         }
     }
     names
@@ -232,6 +232,9 @@ pub struct Kit {
     /// frames stay in call stacks (they say which call of the code under test took a lock),
     /// but their locks and atomics are the kit's.
     pub crates: &'static [&'static str],
+    /// What the lab calls what each thread carries (`request`, `message`): stories and
+    /// violations name threads `request #3`.
+    pub noun: &'static str,
 }
 
 static KIT: OnceLock<Kit> = OnceLock::new();
@@ -245,7 +248,13 @@ fn kit() -> Kit {
     KIT.get().copied().unwrap_or(Kit {
         harness: &[],
         crates: &[],
+        noun: "request",
     })
+}
+
+/// What the lab calls what each thread carries (`request`).
+pub fn noun() -> &'static str {
+    kit().noun
 }
 
 /// A frame of the runtime, the standard library, the race harness or a fixture, not of the

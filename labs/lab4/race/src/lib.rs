@@ -48,6 +48,7 @@ static LAB: Lab = Lab {
     name: "lab4_race",
     kit: Kit {
         harness: &["/labs/lab4/race/src/", "/fixtures/targets/"],
+        noun: "request",
         crates: &["/crates/relay_kit/"],
     },
     stops: Stops {

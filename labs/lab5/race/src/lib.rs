@@ -55,6 +55,7 @@ static LAB: Lab = Lab {
     name: "lab5_race",
     kit: Kit {
         harness: &["/labs/lab5/race/src/", "/fixtures/partners/", "/fixtures/script/"],
+        noun: "message",
         crates: &["/crates/gateway_kit/", "/crates/relay_kit/"],
     },
     stops: Stops {

@@ -56,9 +56,11 @@ struct Watch {
     /// `CLOSED -> OPEN` and `HALF_OPEN -> CLOSED` records so far.
     openings: usize,
     closings: usize,
-    /// `Opened` and `Closed` alerts so far.
+    /// `Opened` and `Closed` alerts so far, and who sent the last of each.
     opened: usize,
     closed: usize,
+    opened_by: Option<String>,
+    closed_by: Option<String>,
 }
 
 impl Watch {
@@ -74,6 +76,8 @@ impl Watch {
             closings: 0,
             opened: 0,
             closed: 0,
+            opened_by: None,
+            closed_by: None,
         }
     }
 }
@@ -371,28 +375,25 @@ impl Monitor {
         let writer = self.who(task);
         let flow = alert.flow().to_string();
         let watch = self.watch(&flow);
-        let (kind, sent, changes, change) = match alert {
+        let (kind, sent, changes, change, before) = match alert {
             Alert::Opened { .. } => {
                 watch.opened += 1;
-                (
-                    "Opened",
-                    watch.opened,
-                    watch.openings,
-                    "CLOSED -> OPEN",
-                )
+                let before = watch.opened_by.replace(writer.clone());
+                ("Opened", watch.opened, watch.openings, "CLOSED -> OPEN", before)
             }
             Alert::Closed { .. } => {
                 watch.closed += 1;
-                (
-                    "Closed",
-                    watch.closed,
-                    watch.closings,
-                    "HALF_OPEN -> CLOSED",
-                )
+                let before = watch.closed_by.replace(writer.clone());
+                ("Closed", watch.closed, watch.closings, "HALF_OPEN -> CLOSED", before)
             }
         };
         if sent <= changes {
             return;
+        }
+        // The story shows who sent the alert before this one, too.
+        let mut about: Vec<String> = before.into_iter().collect();
+        if !about.contains(&writer) {
+            about.push(writer.clone());
         }
         self.report(Violation {
             property: "one_alert_per_change".into(),
@@ -404,7 +405,7 @@ impl Monitor {
             ),
             hint: ALERT_HINT.into(),
             unexplorable: false,
-            about: vec![writer],
+            about,
             until: Some(trace::len()),
             mark: format!("{kind} alert number {sent}"),
         });
