@@ -74,7 +74,7 @@ fn the_reference_gets_full_marks_hidden_scenarios_included() {
     let text = stdout(&output);
     assert_eq!(output.status.code(), Some(0), "{}", transcript(&output));
     assert!(
-        text.contains("Total: 182/182 points, 38 of 38 scenarios passed"),
+        text.contains("Total: 207/207 points, 43 of 43 scenarios passed"),
         "{text}"
     );
     let dir = submission("lab5-reference", &reference_files());
@@ -82,7 +82,7 @@ fn the_reference_gets_full_marks_hidden_scenarios_included() {
     let report = json(&output);
     assert_eq!(
         (report["score"].as_u64(), report["max_score"].as_u64()),
-        (Some(214), Some(214)),
+        (Some(239), Some(239)),
         "{}",
         transcript(&output)
     );
@@ -97,10 +97,10 @@ fn the_untouched_skeleton_gets_zero_and_starts_at_gateway_new() {
     let text = stdout(&output);
     assert_eq!(output.status.code(), Some(1), "{}", transcript(&output));
     assert!(
-        text.contains("Total: 0/182 points, 0 of 38 scenarios passed"),
+        text.contains("Total: 0/207 points, 0 of 43 scenarios passed"),
         "{text}"
     );
-    let start = "Start here:\n  38 scenarios stopped at todo!() at crates/edi_gateway/src/gateway.rs:43:9: lab 5: build one lane per flow in Gateway::new\n";
+    let start = "Start here:\n  43 scenarios stopped at todo!() at crates/edi_gateway/src/gateway.rs:43:9: lab 5: build one lane per flow in Gateway::new\n";
     assert!(text.contains(start), "{text}");
     // The handout quotes that line: it must stay true.
     let handout = std::fs::read_to_string(kit().join("labs/lab5/README.md")).expect("read");
@@ -144,8 +144,8 @@ fn the_audit_catches_every_mutant_and_passes_the_reference() {
 
 /// A lab 5 scenario with many mistakes gets every one reported in one run, in lab 5's
 /// words: a step on an unknown flow is still checked for the rest, and what it would have
-/// done to the flow is not assumed. Lab 5 has no race checks, so `"race": true` is one of
-/// the mistakes.
+/// done to the flow is not assumed. (A race check may send together on a flow that answers
+/// at once, since it judges every interleaving: this draft is an ordinary scenario.)
 #[test]
 fn every_mistake_of_a_lab5_scenario_is_reported_in_one_run() {
     let scratch = scratch_kit(&["Cargo.toml", "labs/lab5"]);
@@ -160,7 +160,7 @@ fn every_mistake_of_a_lab5_scenario_is_reported_in_one_run() {
         r#"{"expect_alerts": ["00:00:00.000 acme/ORDERS opened: 11 of 10 calls failed"]}"#,
     ];
     let text = format!(
-        "{{\n  \"format_version\": 1,\n  \"name\": \"many_mistakes\",\n  \"title\": \"Many mistakes\",\n  \"category\": \"probes\",\n  \"points\": 3,\n  \"race\": true,\n  \"hints\": \"none\",\n  \"steps\": [\n    {}\n  ]\n}}\n",
+        "{{\n  \"format_version\": 1,\n  \"name\": \"many_mistakes\",\n  \"title\": \"Many mistakes\",\n  \"category\": \"probes\",\n  \"points\": 3,\n  \"hints\": \"none\",\n  \"steps\": [\n    {}\n  ]\n}}\n",
         steps.join(",\n    ")
     );
     let path = scratch.path().join(draft);
@@ -190,6 +190,28 @@ fn a_wait_that_is_not_restarted_is_reported_step_by_step() {
         .collect::<Vec<_>>()
         .join("\n");
     insta::assert_snapshot!("wait_not_restarted", text);
+}
+
+/// A probe checked for in one locked section and counted in another fails its race check
+/// with the interleaving the handout quotes, line for line (its `...` lines aside).
+#[test]
+fn a_probe_checked_then_counted_is_told_as_the_handout_shows() {
+    let dir = submission("lab5-probe-race", &mutant("probe_check_then_count"));
+    let output = check_submission(&dir, &["--scenario", "race_probe_limit"]);
+    assert_eq!(output.status.code(), Some(1), "{}", transcript(&output));
+    let text = stdout(&output);
+    let handout = std::fs::read_to_string(kit().join("labs/lab5/README.md")).expect("read");
+    let start = handout
+        .find("```text\n  FAIL    race_probe_limit")
+        .expect("the handout quotes a failing race_probe_limit");
+    let quote = &handout[start + "```text\n".len()..];
+    let quote = &quote[..quote.find("```").expect("the end of the quote")];
+    for line in quote.lines().filter(|l| l.trim() != "...") {
+        assert!(
+            text.contains(line.trim_end()),
+            "the handout's line is not in the report: {line}\n{text}"
+        );
+    }
 }
 
 /// Messages stuck inside the gateway get a hint from what the harness saw while they
@@ -283,8 +305,8 @@ fn an_alert_on_every_failed_probe_is_reported_with_the_alerts() {
 fn every_format_reports_lab5() {
     for (format, needle) in [
         ("json", "\"lab\": \"lab5\""),
-        ("junit", "<testsuites name=\"lab5\" tests=\"38\""),
-        ("gradescope", "\"score\": 182.0"),
+        ("junit", "<testsuites name=\"lab5\" tests=\"43\""),
+        ("gradescope", "\"score\": 207.0"),
     ] {
         let output = grader()
             .args(["check", "lab5", "--solution", "--format", format])
@@ -325,8 +347,8 @@ fn a_batch_of_lab5_submissions_becomes_a_gradebook() {
         let line = book.lines().find(|l| l.starts_with(&format!("{name},")));
         line.expect("a row").split(',').map(str::to_owned).collect()
     };
-    assert_eq!(row("alice")[2..4], ["214", "214"], "{book}");
-    assert_ne!(row("bob")[2], "214", "{book}");
+    assert_eq!(row("alice")[2..4], ["239", "239"], "{book}");
+    assert_ne!(row("bob")[2], "239", "{book}");
 }
 
 #[test]

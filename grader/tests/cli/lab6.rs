@@ -3,7 +3,7 @@
 //! submission that waits in real time, every format, and the student edition.
 
 use crate::subs::{Layout, edit, folder, write};
-use crate::util::{grader, kit, stdout, transcript};
+use crate::util::{grader, kit, scratch_kit, stdout, transcript};
 
 /// Lab 6's student files, relative to the student crate.
 const FILES: [&str; 6] = [
@@ -52,6 +52,37 @@ fn check(args: &[&str]) -> std::process::Output {
 
 fn handout() -> String {
     std::fs::read_to_string(kit().join("labs/lab6/README.md")).expect("read the handout")
+}
+
+/// Lab 6 has no race checks: a scenario that asks for one is refused, with what it takes
+/// to have them.
+#[test]
+fn a_race_check_is_refused_in_a_lab_without_race_checks() {
+    let scratch = scratch_kit(&["Cargo.toml", "labs/lab6"]);
+    let from = scratch
+        .path()
+        .join("labs/lab6/scenarios/br_one_probe_then_closed.json");
+    let mut scenario: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(from).expect("read")).expect("JSON");
+    scenario["name"] = "a_race".into();
+    scenario["race"] = true.into();
+    let draft = "labs/lab6/drafts/a_race.json";
+    let path = scratch.path().join(draft);
+    std::fs::create_dir_all(path.parent().expect("a folder")).expect("create drafts");
+    std::fs::write(&path, scenario.to_string()).expect("write the draft");
+    let output = grader()
+        .current_dir(scratch.path())
+        .args(["validate", draft])
+        .output()
+        .expect("run the grader");
+    assert_eq!(output.status.code(), Some(2), "{}", transcript(&output));
+    let text = transcript(&output);
+    assert!(
+        text.contains("this is a race check, but lab6 has no race checks")
+            && text.contains("remove \"race\": true")
+            && text.contains("1 problem"),
+        "{text}"
+    );
 }
 
 #[test]

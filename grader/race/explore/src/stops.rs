@@ -129,4 +129,3 @@ pub fn busy_loop(
         mark: String::new(),
     }
 }
-

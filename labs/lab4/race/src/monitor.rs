@@ -19,8 +19,8 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use grader_protocol::Violation;
-use race_std::sync::Arc;
 use race_explore::story;
+use race_std::sync::Arc;
 use race_std::trace::{self, What};
 use relay_kit::{Code, Request, Target};
 

@@ -22,8 +22,8 @@ use race_std::trace;
 use relay_kit::{BreakerConfig, Clock, Code, FakeClock, Request, Target, TargetConfig};
 
 use crate::monitor::Watched;
-use race_explore::output::{self, Event, push, push_step, set_step};
 use crate::{BuildRelay, Plan, RelayUnderTest};
+use race_explore::output::{self, Event, push, push_step, set_step};
 
 /// How one request ended.
 #[derive(Clone, Copy)]

@@ -54,7 +54,11 @@ pub type BuildGateway = fn(
 static LAB: Lab = Lab {
     name: "lab5_race",
     kit: Kit {
-        harness: &["/labs/lab5/race/src/", "/fixtures/partners/", "/fixtures/script/"],
+        harness: &[
+            "/labs/lab5/race/src/",
+            "/fixtures/partners/",
+            "/fixtures/script/",
+        ],
         noun: "message",
         crates: &["/crates/gateway_kit/", "/crates/relay_kit/"],
     },

@@ -49,6 +49,8 @@ struct Watch {
     state: String,
     /// The last record, as printed (`OPEN -> HALF_OPEN`), and who wrote it.
     last: Option<(String, String)>,
+    /// HALF_OPEN rounds begun so far (records into HALF_OPEN).
+    rounds: u64,
     /// Messages that reached its endpoint in this HALF_OPEN round.
     probe_calls: Vec<u64>,
     /// Messages inside its endpoint now, in the order they entered.
@@ -70,6 +72,7 @@ impl Watch {
             probes,
             state: "CLOSED".to_owned(),
             last: None,
+            rounds: 0,
             probe_calls: Vec::new(),
             inside: Vec::new(),
             openings: 0,
@@ -94,8 +97,10 @@ struct Monitor {
     /// The message each task carries.
     carries: BTreeMap<usize, u64>,
     /// For each message, its flow's state (as recorded) when the message first touched a
-    /// lock or atomic of the code under test: about when the breaker decided on it.
-    arrived_in: BTreeMap<u64, String>,
+    /// lock or atomic of the code under test (about when the breaker decided on it), and
+    /// the HALF_OPEN round it could be a probe of: the round then running, or the next
+    /// one if the circuit was OPEN.
+    arrived_in: BTreeMap<u64, (String, u64)>,
     /// Whether the kit made an object, by address: asked for every lock of the schedule.
     kit: BTreeMap<usize, bool>,
     found: Option<Violation>,
@@ -214,13 +219,13 @@ impl Monitor {
                     if self.arrived_in.contains_key(&id) {
                         continue;
                     }
-                    let state = self
+                    let (state, rounds) = self
                         .sent
                         .get(&id)
                         .and_then(|f| self.flows.get(f))
-                        .map_or("CLOSED", |w| w.state.as_str())
-                        .to_owned();
-                    self.arrived_in.insert(id, state);
+                        .map_or(("CLOSED", 0), |w| (w.state.as_str(), w.rounds));
+                    let round = rounds + u64::from(state == "OPEN");
+                    self.arrived_in.insert(id, (state.to_owned(), round));
                 }
             }
         }
@@ -250,6 +255,9 @@ impl Monitor {
         watch.state = to.to_owned();
         if from == "HALF_OPEN" || to == "HALF_OPEN" {
             watch.probe_calls.clear();
+        }
+        if to == "HALF_OPEN" {
+            watch.rounds += 1;
         }
         match (from, to) {
             ("CLOSED", "OPEN") => watch.openings += 1,
@@ -291,9 +299,12 @@ impl Monitor {
         let step = self.step;
         let held = trace::held_by_me();
         // A message the breaker let through while CLOSED may reach the endpoint late,
-        // after the circuit opened and a round of probes began: it is not a probe.
-        let late = self.arrived_in.get(&id).is_some_and(|s| s == "CLOSED");
+        // after the circuit opened and a round of probes began: it is not a probe. Nor is
+        // one of an earlier round's (with `open_for_ms` 0, a round can end and the next
+        // begin before a probe of the first reaches the partner).
+        let arrived = self.arrived_in.get(&id).cloned();
         let watch = self.watch(flow);
+        let late = arrived.is_some_and(|(state, round)| state == "CLOSED" || round < watch.rounds);
         let (limit, probes) = (watch.limit, watch.probes);
         watch.inside.push(id);
         let inside = watch.inside.clone();
@@ -308,7 +319,9 @@ impl Monitor {
             self.report(Violation {
                 property: "no_lock_during_call".into(),
                 step: Some(step),
-                expected: format!("no lock of the gateway is held while {flow}'s partner is called"),
+                expected: format!(
+                    "no lock of the gateway is held while {flow}'s partner is called"
+                ),
                 observed: format!(
                     "message #{id} called {flow}'s partner while holding {}",
                     story::holding(&held)
@@ -324,7 +337,9 @@ impl Monitor {
             self.report(Violation {
                 property: "bulkhead_limit".into(),
                 step: Some(step),
-                expected: format!("at most {limit} calls in progress at {flow} (its max_concurrent)"),
+                expected: format!(
+                    "at most {limit} calls in progress at {flow} (its max_concurrent)"
+                ),
                 observed: format!(
                     "{} calls were in progress at {flow} at once ({})",
                     inside.len(),
@@ -379,12 +394,24 @@ impl Monitor {
             Alert::Opened { .. } => {
                 watch.opened += 1;
                 let before = watch.opened_by.replace(writer.clone());
-                ("Opened", watch.opened, watch.openings, "CLOSED -> OPEN", before)
+                (
+                    "Opened",
+                    watch.opened,
+                    watch.openings,
+                    "CLOSED -> OPEN",
+                    before,
+                )
             }
             Alert::Closed { .. } => {
                 watch.closed += 1;
                 let before = watch.closed_by.replace(writer.clone());
-                ("Closed", watch.closed, watch.closings, "HALF_OPEN -> CLOSED", before)
+                (
+                    "Closed",
+                    watch.closed,
+                    watch.closings,
+                    "HALF_OPEN -> CLOSED",
+                    before,
+                )
             }
         };
         if sent <= changes {
@@ -416,9 +443,21 @@ impl Monitor {
         let step = self.step;
         let missing = self.flows.iter().find_map(|(flow, w)| {
             if w.opened < w.openings {
-                Some((flow.clone(), "Opened", w.opened, w.openings, "CLOSED -> OPEN"))
+                Some((
+                    flow.clone(),
+                    "Opened",
+                    w.opened,
+                    w.openings,
+                    "CLOSED -> OPEN",
+                ))
             } else if w.closed < w.closings {
-                Some((flow.clone(), "Closed", w.closed, w.closings, "HALF_OPEN -> CLOSED"))
+                Some((
+                    flow.clone(),
+                    "Closed",
+                    w.closed,
+                    w.closings,
+                    "HALF_OPEN -> CLOSED",
+                ))
             } else {
                 None
             }

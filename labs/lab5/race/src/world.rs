@@ -352,16 +352,15 @@ impl World {
         let (records_seen, alerts_seen) = self.seen;
         self.journal
             .extend(transitions.iter().skip(records_seen).cloned());
-        self.journal
-            .extend(
-                alerts
-                    .iter()
-                    .skip(alerts_seen)
-                    .map(|a| match a.split_once(' ') {
-                        Some((time, rest)) => format!("{time} alert: {rest}"),
-                        None => format!("alert: {a}"),
-                    }),
-            );
+        self.journal.extend(
+            alerts
+                .iter()
+                .skip(alerts_seen)
+                .map(|a| match a.split_once(' ') {
+                    Some((time, rest)) => format!("{time} alert: {rest}"),
+                    None => format!("alert: {a}"),
+                }),
+        );
         self.seen = (
             transitions.len().max(records_seen),
             alerts.len().max(alerts_seen),
