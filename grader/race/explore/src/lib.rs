@@ -20,6 +20,7 @@
 
 pub mod explore;
 pub mod output;
+pub mod record;
 pub mod stops;
 pub mod story;
 

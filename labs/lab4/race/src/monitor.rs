@@ -19,9 +19,10 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use grader_protocol::Violation;
+use race_explore::record::{Reader, Seen};
 use race_explore::story;
 use race_std::sync::Arc;
-use race_std::trace::{self, What};
+use race_std::trace;
 use relay_kit::{Code, Request, Target};
 
 const TRIAL_HINT: &str = "Decide \"this request is the trial\" and mark the trial as taken in one locked section: a request that checks under the lock, lets it go, and marks under it again can be overtaken in between by another request that saw the same \"no trial yet\".";
@@ -56,20 +57,12 @@ impl Default for Watch {
 
 #[derive(Default)]
 struct Monitor {
-    /// Events of the record already read.
-    read: usize,
-    /// The action running.
-    step: usize,
+    /// The schedule's record, read as it grows.
+    record: Reader,
     targets: BTreeMap<String, Watch>,
-    /// Each request's target.
-    sent: BTreeMap<u64, String>,
-    /// The request each task carries.
-    carries: BTreeMap<usize, u64>,
     /// For each request, its target's state (as recorded) when the request first touched a
     /// lock or atomic of the code under test: about when the breaker decided on it.
     arrived_in: BTreeMap<u64, String>,
-    /// Whether the kit made an object, by address: asked for every lock of the schedule.
-    kit: BTreeMap<usize, bool>,
     found: Option<Violation>,
 }
 
@@ -116,59 +109,19 @@ impl Monitor {
     /// Reads the record from where it last stopped: steps, requests, transition records,
     /// and the first touch of each request on the code under test's locks and atomics.
     fn read_record(&mut self) {
-        enum Seen {
-            Note(&'static str, u64, String, Option<usize>, usize),
-            Carries(usize, u64),
-            Touch(usize),
-        }
-        let from = self.read;
-        let kit = &mut self.kit;
-        let seen: Vec<Seen> = trace::with_events(|events| {
-            events
-                .iter()
-                .enumerate()
-                .skip(from)
-                .filter_map(|(i, e)| match &e.what {
-                    What::Note {
-                        kind: "request",
-                        id,
-                        ..
-                    } => e.task.map(|task| Seen::Carries(task, *id)),
-                    What::Note { kind, id, text } => {
-                        Some(Seen::Note(kind, *id, text.clone(), e.task, i))
-                    }
-                    What::Acquired(o, _) | What::Atomic { object: o, .. }
-                        if !*kit.entry(o.addr).or_insert_with(|| story::kit_made(o)) =>
-                    {
-                        e.task.map(Seen::Touch)
-                    }
-                    _ => None,
-                })
-                .collect()
-        });
-        self.read = trace::len();
-        for seen in seen {
+        for seen in self.record.read() {
             match seen {
-                Seen::Note("step", id, ..) => self.step = usize::try_from(id).unwrap_or(usize::MAX),
-                Seen::Note("record", _, text, task, at) => self.recorded(&text, task, at),
-                Seen::Note("sent", id, target, ..) => {
-                    self.sent.insert(id, target);
-                }
-                Seen::Note(..) => {}
-                Seen::Carries(task, id) => {
-                    self.carries.insert(task, id);
-                }
-                Seen::Touch(task) => {
-                    let Some(&id) = self.carries.get(&task) else {
-                        continue;
-                    };
-                    if self.arrived_in.contains_key(&id) {
-                        continue;
-                    }
+                Seen::Record {
+                    target,
+                    from,
+                    to,
+                    by,
+                    at,
+                } => self.recorded(&target, &from, &to, by, at),
+                Seen::FirstTouch { id, target } => {
                     let state = self
-                        .sent
-                        .get(&id)
-                        .and_then(|t| self.targets.get(t))
+                        .targets
+                        .get(&target)
                         .map_or("CLOSED", |w| w.state.as_str())
                         .to_owned();
                     self.arrived_in.insert(id, state);
@@ -177,24 +130,10 @@ impl Monitor {
         }
     }
 
-    /// The name of whoever runs `task`.
-    fn who(&self, task: Option<usize>) -> String {
-        match task.and_then(|t| self.carries.get(&t)) {
-            Some(&id) => request(id),
-            None => "the grader".to_owned(),
-        }
-    }
-
-    /// A transition record `target FROM TO` was written by `task`, as event `at` of the
+    /// A transition record `target FROM TO` was written by `writer`, as event `at` of the
     /// record.
-    fn recorded(&mut self, text: &str, task: Option<usize>, at: usize) {
-        let mut words = text.split(' ');
-        let (Some(target), Some(from), Some(to)) = (words.next(), words.next(), words.next())
-        else {
-            return;
-        };
-        let step = self.step;
-        let writer = self.who(task);
+    fn recorded(&mut self, target: &str, from: &str, to: &str, writer: String, at: usize) {
+        let step = self.record.step();
         let watch = self.targets.entry(target.to_owned()).or_default();
         let record = format!("{from} -> {to}");
         let out_of_order = watch.state != from;
@@ -237,7 +176,7 @@ impl Monitor {
     /// Request `id` reached `target`, whose bulkhead allows `limit`.
     fn entered(&mut self, target: &str, id: u64, limit: u64) {
         self.read_record();
-        let step = self.step;
+        let step = self.record.step();
         let held = trace::held_by_me();
         // A call the breaker let through while CLOSED may reach the target late, after the
         // circuit opened and a trial began: it is not a second trial.

@@ -25,9 +25,10 @@ use std::collections::BTreeMap;
 
 use gateway_kit::{Alert, AlertLog, AlertSink, Message, Outcome, Partner};
 use grader_protocol::Violation;
+use race_explore::record::{Reader, Seen};
 use race_explore::story;
 use race_std::sync::Arc;
-use race_std::trace::{self, What};
+use race_std::trace;
 
 const PROBES_HINT: &str = "Decide \"this message is a probe\" and count it as handed out in one locked section (or one atomic compare-and-swap): a message that checks the count under the lock, lets it go, and adds itself under it again can be overtaken in between by another message that saw the same count.";
 const LIMIT_HINT: &str = "Check the count and take the place in one step: under one lock (check and increment while holding it), or with one atomic compare-and-swap (or fetch_update). A load followed by a separate store or add lets two messages both see a free place.";
@@ -87,22 +88,14 @@ impl Watch {
 
 #[derive(Default)]
 struct Monitor {
-    /// Events of the record already read.
-    read: usize,
-    /// The action running.
-    step: usize,
+    /// The schedule's record, read as it grows.
+    record: Reader,
     flows: BTreeMap<String, Watch>,
-    /// Each message's flow.
-    sent: BTreeMap<u64, String>,
-    /// The message each task carries.
-    carries: BTreeMap<usize, u64>,
     /// For each message, its flow's state (as recorded) when the message first touched a
     /// lock or atomic of the code under test (about when the breaker decided on it), and
     /// the HALF_OPEN round it could be a probe of: the round then running, or the next
     /// one if the circuit was OPEN.
     arrived_in: BTreeMap<u64, (String, u64)>,
-    /// Whether the kit made an object, by address: asked for every lock of the schedule.
-    kit: BTreeMap<usize, bool>,
     found: Option<Violation>,
 }
 
@@ -170,59 +163,19 @@ impl Monitor {
     /// Reads the record from where it last stopped: steps, messages, transition records,
     /// and the first touch of each message on the code under test's locks and atomics.
     fn read_record(&mut self) {
-        enum Seen {
-            Note(&'static str, u64, String, Option<usize>, usize),
-            Carries(usize, u64),
-            Touch(usize),
-        }
-        let from = self.read;
-        let kit = &mut self.kit;
-        let seen: Vec<Seen> = trace::with_events(|events| {
-            events
-                .iter()
-                .enumerate()
-                .skip(from)
-                .filter_map(|(i, e)| match &e.what {
-                    What::Note {
-                        kind: "request",
-                        id,
-                        ..
-                    } => e.task.map(|task| Seen::Carries(task, *id)),
-                    What::Note { kind, id, text } => {
-                        Some(Seen::Note(kind, *id, text.clone(), e.task, i))
-                    }
-                    What::Acquired(o, _) | What::Atomic { object: o, .. }
-                        if !*kit.entry(o.addr).or_insert_with(|| story::kit_made(o)) =>
-                    {
-                        e.task.map(Seen::Touch)
-                    }
-                    _ => None,
-                })
-                .collect()
-        });
-        self.read = trace::len();
-        for seen in seen {
+        for seen in self.record.read() {
             match seen {
-                Seen::Note("step", id, ..) => self.step = usize::try_from(id).unwrap_or(usize::MAX),
-                Seen::Note("record", _, text, task, at) => self.recorded(&text, task, at),
-                Seen::Note("sent", id, flow, ..) => {
-                    self.sent.insert(id, flow);
-                }
-                Seen::Note(..) => {}
-                Seen::Carries(task, id) => {
-                    self.carries.insert(task, id);
-                }
-                Seen::Touch(task) => {
-                    let Some(&id) = self.carries.get(&task) else {
-                        continue;
-                    };
-                    if self.arrived_in.contains_key(&id) {
-                        continue;
-                    }
+                Seen::Record {
+                    target,
+                    from,
+                    to,
+                    by,
+                    at,
+                } => self.recorded(&target, &from, &to, by, at),
+                Seen::FirstTouch { id, target } => {
                     let (state, rounds) = self
-                        .sent
-                        .get(&id)
-                        .and_then(|f| self.flows.get(f))
+                        .flows
+                        .get(&target)
                         .map_or(("CLOSED", 0), |w| (w.state.as_str(), w.rounds));
                     let round = rounds + u64::from(state == "OPEN");
                     self.arrived_in.insert(id, (state.to_owned(), round));
@@ -231,23 +184,10 @@ impl Monitor {
         }
     }
 
-    /// The name of whoever runs `task`.
-    fn who(&self, task: Option<usize>) -> String {
-        match task.and_then(|t| self.carries.get(&t)) {
-            Some(&id) => message(id),
-            None => "the grader".to_owned(),
-        }
-    }
-
-    /// A transition record `flow FROM TO` was written by `task`, as event `at` of the
+    /// A transition record `flow FROM TO` was written by `writer`, as event `at` of the
     /// record.
-    fn recorded(&mut self, text: &str, task: Option<usize>, at: usize) {
-        let mut words = text.split(' ');
-        let (Some(flow), Some(from), Some(to)) = (words.next(), words.next(), words.next()) else {
-            return;
-        };
-        let step = self.step;
-        let writer = self.who(task);
+    fn recorded(&mut self, flow: &str, from: &str, to: &str, writer: String, at: usize) {
+        let step = self.record.step();
         let watch = self.watch(flow);
         let record = format!("{from} -> {to}");
         let out_of_order = watch.state != from;
@@ -296,7 +236,7 @@ impl Monitor {
     /// Message `id` reached `flow`'s endpoint.
     fn entered(&mut self, flow: &str, id: u64) {
         self.read_record();
-        let step = self.step;
+        let step = self.record.step();
         let held = trace::held_by_me();
         // A message the breaker let through while CLOSED may reach the endpoint late,
         // after the circuit opened and a round of probes began: it is not a probe. Nor is
@@ -386,8 +326,8 @@ impl Monitor {
     /// The gateway sent `alert`, from `task`.
     fn alerted(&mut self, alert: &Alert, task: Option<usize>) {
         self.read_record();
-        let step = self.step;
-        let writer = self.who(task);
+        let step = self.record.step();
+        let writer = self.record.who(task);
         let flow = alert.flow().to_string();
         let watch = self.watch(&flow);
         let (kind, sent, changes, change, before) = match alert {
@@ -440,7 +380,7 @@ impl Monitor {
 
     /// Every opening and closing so far has had its alert.
     fn alerts_complete(&mut self) {
-        let step = self.step;
+        let step = self.record.step();
         let missing = self.flows.iter().find_map(|(flow, w)| {
             if w.opened < w.openings {
                 Some((

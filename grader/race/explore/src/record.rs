@@ -1,0 +1,141 @@
+//! Reading the running schedule's record as it grows, for a lab's monitor: which step
+//! runs, which request each task carries and where it was sent, the transition records a
+//! kit crate noted, and each request's first touch of a lock or atomic of the code under
+//! test (about when the code decided on it).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use race_std::trace::{self, What};
+
+use crate::story;
+
+/// What the record says that a monitor acts on, in the order it happened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Seen {
+    /// A transition record `target FROM TO` (a `record` note), written by `by` as event
+    /// `at` of the record.
+    Record {
+        /// The target (or flow) whose state changed.
+        target: String,
+        /// The state before.
+        from: String,
+        /// The state after.
+        to: String,
+        /// Who wrote it (`request #2`, `the grader`).
+        by: String,
+        /// Its place in the record.
+        at: usize,
+    },
+    /// Request `id`, sent to `target`, touched a lock or atomic of the code under test
+    /// for the first time.
+    FirstTouch {
+        /// The request.
+        id: u64,
+        /// Where it was sent.
+        target: String,
+    },
+}
+
+/// A reader of one schedule's record, from where it last stopped.
+#[derive(Default)]
+pub struct Reader {
+    /// Events already read.
+    read: usize,
+    /// The action running.
+    step: usize,
+    /// Each request's target.
+    sent: BTreeMap<u64, String>,
+    /// The request each task carries.
+    carries: BTreeMap<usize, u64>,
+    /// Requests that have touched the code under test.
+    touched: BTreeSet<u64>,
+    /// Whether the kit made an object, by address: asked for every lock of the schedule.
+    kit: BTreeMap<usize, bool>,
+}
+
+impl Reader {
+    /// The action running, as the record says.
+    pub fn step(&self) -> usize {
+        self.step
+    }
+
+    /// The name of whoever runs `task`: `request #3` (in the lab's noun) or `the grader`.
+    pub fn who(&self, task: Option<usize>) -> String {
+        match task.and_then(|t| self.carries.get(&t)) {
+            Some(&id) => format!("{} #{id}", story::noun()),
+            None => "the grader".to_owned(),
+        }
+    }
+
+    /// What happened since the last read.
+    pub fn read(&mut self) -> Vec<Seen> {
+        enum Raw {
+            Note(&'static str, u64, String, Option<usize>, usize),
+            Carries(usize, u64),
+            Touch(usize),
+        }
+        let from = self.read;
+        let kit = &mut self.kit;
+        let raw: Vec<Raw> = trace::with_events(|events| {
+            events
+                .iter()
+                .enumerate()
+                .skip(from)
+                .filter_map(|(i, e)| match &e.what {
+                    What::Note {
+                        kind: "request",
+                        id,
+                        ..
+                    } => e.task.map(|task| Raw::Carries(task, *id)),
+                    What::Note { kind, id, text } => {
+                        Some(Raw::Note(kind, *id, text.clone(), e.task, i))
+                    }
+                    What::Acquired(o, _) | What::Atomic { object: o, .. }
+                        if !*kit.entry(o.addr).or_insert_with(|| story::kit_made(o)) =>
+                    {
+                        e.task.map(Raw::Touch)
+                    }
+                    _ => None,
+                })
+                .collect()
+        });
+        self.read = trace::len();
+        let mut seen = Vec::new();
+        for raw in raw {
+            match raw {
+                Raw::Note("step", id, ..) => self.step = usize::try_from(id).unwrap_or(usize::MAX),
+                Raw::Note("record", _, text, task, at) => {
+                    let mut words = text.split(' ');
+                    if let (Some(target), Some(from), Some(to)) =
+                        (words.next(), words.next(), words.next())
+                    {
+                        seen.push(Seen::Record {
+                            target: target.to_owned(),
+                            from: from.to_owned(),
+                            to: to.to_owned(),
+                            by: self.who(task),
+                            at,
+                        });
+                    }
+                }
+                Raw::Note("sent", id, target, ..) => {
+                    self.sent.insert(id, target);
+                }
+                Raw::Note(..) => {}
+                Raw::Carries(task, id) => {
+                    self.carries.insert(task, id);
+                }
+                Raw::Touch(task) => {
+                    let Some(&id) = self.carries.get(&task) else {
+                        continue;
+                    };
+                    if self.touched.insert(id) {
+                        let target = self.sent.get(&id).cloned().unwrap_or_default();
+                        seen.push(Seen::FirstTouch { id, target });
+                    }
+                }
+            }
+        }
+        seen
+    }
+}
