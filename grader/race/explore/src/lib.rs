@@ -21,6 +21,7 @@
 pub mod explore;
 pub mod output;
 pub mod record;
+pub mod requests;
 pub mod stops;
 pub mod story;
 

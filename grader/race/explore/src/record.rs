@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use grader_protocol::Violation;
 use race_std::trace::{self, What};
 
 use crate::story;
@@ -25,6 +26,11 @@ pub enum Seen {
         by: String,
         /// Its place in the record.
         at: usize,
+        /// The target's record before it (`CLOSED -> OPEN`) and who wrote that, if any.
+        after: Option<(String, String)>,
+        /// Whether it starts in the state the one before it ended in (the first, in
+        /// `CLOSED`).
+        in_order: bool,
     },
     /// Request `id`, sent to `target`, touched a lock or atomic of the code under test
     /// for the first time.
@@ -33,6 +39,8 @@ pub enum Seen {
         id: u64,
         /// Where it was sent.
         target: String,
+        /// Its target's state then, as its records say.
+        state: String,
     },
 }
 
@@ -51,12 +59,19 @@ pub struct Reader {
     touched: BTreeSet<u64>,
     /// Whether the kit made an object, by address: asked for every lock of the schedule.
     kit: BTreeMap<usize, bool>,
+    /// Each target's state, as its last record says, and that record and who wrote it.
+    chains: BTreeMap<String, (String, (String, String))>,
 }
 
 impl Reader {
     /// The action running, as the record says.
     pub fn step(&self) -> usize {
         self.step
+    }
+
+    /// `target`'s state as its records say so far (`CLOSED` before the first).
+    pub fn state(&self, target: &str) -> &str {
+        self.chains.get(target).map_or("CLOSED", |(state, _)| state)
     }
 
     /// The name of whoever runs `task`: `request #3` (in the lab's noun) or `the grader`.
@@ -109,12 +124,21 @@ impl Reader {
                     if let (Some(target), Some(from), Some(to)) =
                         (words.next(), words.next(), words.next())
                     {
+                        let by = self.who(task);
+                        let in_order = self.state(target) == from;
+                        let record = (format!("{from} -> {to}"), by.clone());
+                        let after = self
+                            .chains
+                            .insert(target.to_owned(), (to.to_owned(), record))
+                            .map(|(_, last)| last);
                         seen.push(Seen::Record {
                             target: target.to_owned(),
                             from: from.to_owned(),
                             to: to.to_owned(),
-                            by: self.who(task),
+                            by,
                             at,
+                            after,
+                            in_order,
                         });
                     }
                 }
@@ -131,11 +155,49 @@ impl Reader {
                     };
                     if self.touched.insert(id) {
                         let target = self.sent.get(&id).cloned().unwrap_or_default();
-                        seen.push(Seen::FirstTouch { id, target });
+                        let state = self.state(&target).to_owned();
+                        seen.push(Seen::FirstTouch { id, target, state });
                     }
                 }
             }
         }
         seen
+    }
+}
+
+/// The property `records_in_order`, broken by `record` of `target` (written by `by`, event
+/// `at` of the record, in step `step`) when it came right after `after`; `hint` in the
+/// lab's words.
+pub fn out_of_order(
+    target: &str,
+    record: &str,
+    by: String,
+    after: Option<(String, String)>,
+    (step, at): (usize, usize),
+    hint: &str,
+) -> Violation {
+    let (observed, mut about) = match after {
+        Some((before, writer)) => (
+            format!("{target}'s record `{record}` was written right after `{before}`"),
+            vec![writer],
+        ),
+        None => (
+            format!("{target}'s first record is `{record}`, not from CLOSED"),
+            Vec::new(),
+        ),
+    };
+    if !about.contains(&by) {
+        about.push(by);
+    }
+    Violation {
+        property: "records_in_order".into(),
+        step: Some(step),
+        expected: format!("each {target} record starts in the state the one before it ended in"),
+        observed,
+        hint: hint.into(),
+        unexplorable: false,
+        about,
+        until: Some(at + 1),
+        mark: "out of order".into(),
     }
 }

@@ -19,7 +19,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use grader_protocol::Violation;
-use race_explore::record::{Reader, Seen};
+use race_explore::record::{Reader, Seen, out_of_order};
 use race_explore::story;
 use race_std::sync::Arc;
 use race_std::trace;
@@ -29,30 +29,19 @@ const TRIAL_HINT: &str = "Decide \"this request is the trial\" and mark the tria
 const LIMIT_HINT: &str = "Check the count and take the slot in one step: under one lock (check and increment while holding it), or with one atomic compare-and-swap (or fetch_update). A load followed by a separate store or add lets two requests both see a free slot.";
 const RECORDS_HINT: &str = "Write each transition record while you still hold the lock under which the state changed. A record written after the lock is let go can be overtaken by the next change's record.";
 const LOCK_HINT: &str = "Let go of every lock before calling the target: decide under the lock, drop the guard, call, then lock again to learn from the answer. Name the guard in a block, or call drop(guard), so it ends before the call.";
+/// The hint for a request that never returns.
 pub const NEVER_HINT: &str = "A request waits for something that never comes: a lock held by a request that is itself waiting inside a target (a lock held across the call), a slot it waits for instead of returning E905, or a lock it already holds (a std Mutex is not re-entrant).";
+/// The hint for a thread that never waits.
 pub const BUSY_HINT: &str = "A thread loops without ever waiting, for example spinning on an atomic until a slot frees. Do not wait for a slot at all: return E905 at once.";
 
-/// What the monitor knows about one target on the running schedule.
+/// What the monitor knows about one target on the running schedule (its state is the
+/// record reader's).
+#[derive(Default)]
 struct Watch {
-    /// The state its last record moved to.
-    state: String,
-    /// The last record, as printed (`OPEN -> HALF_OPEN`), and who wrote it.
-    last: Option<(String, String)>,
     /// Requests that reached it since its breaker last became HALF_OPEN, while it was.
     trial_calls: Vec<u64>,
     /// Requests inside it now, in the order they entered.
     inside: Vec<u64>,
-}
-
-impl Default for Watch {
-    fn default() -> Self {
-        Self {
-            state: "CLOSED".to_owned(),
-            last: None,
-            trial_calls: Vec::new(),
-            inside: Vec::new(),
-        }
-    }
 }
 
 #[derive(Default)]
@@ -117,60 +106,25 @@ impl Monitor {
                     to,
                     by,
                     at,
-                } => self.recorded(&target, &from, &to, by, at),
-                Seen::FirstTouch { id, target } => {
-                    let state = self
-                        .targets
-                        .get(&target)
-                        .map_or("CLOSED", |w| w.state.as_str())
-                        .to_owned();
+                    after,
+                    in_order,
+                } => {
+                    let watch = self.targets.entry(target.clone()).or_default();
+                    if from == "HALF_OPEN" || to == "HALF_OPEN" {
+                        watch.trial_calls.clear();
+                    }
+                    if !in_order {
+                        let step = self.record.step();
+                        let record = format!("{from} -> {to}");
+                        let v = out_of_order(&target, &record, by, after, (step, at), RECORDS_HINT);
+                        self.report(v);
+                    }
+                }
+                Seen::FirstTouch { id, state, .. } => {
                     self.arrived_in.insert(id, state);
                 }
             }
         }
-    }
-
-    /// A transition record `target FROM TO` was written by `writer`, as event `at` of the
-    /// record.
-    fn recorded(&mut self, target: &str, from: &str, to: &str, writer: String, at: usize) {
-        let step = self.record.step();
-        let watch = self.targets.entry(target.to_owned()).or_default();
-        let record = format!("{from} -> {to}");
-        let out_of_order = watch.state != from;
-        let before = watch.last.replace((record.clone(), writer.clone()));
-        watch.state = to.to_owned();
-        if from == "HALF_OPEN" || to == "HALF_OPEN" {
-            watch.trial_calls.clear();
-        }
-        if !out_of_order {
-            return;
-        }
-        let (observed, mut about) = match before {
-            Some((b, by)) => (
-                format!("{target}'s record `{record}` was written right after `{b}`"),
-                vec![by],
-            ),
-            None => (
-                format!("{target}'s first record is `{record}`, not from CLOSED"),
-                Vec::new(),
-            ),
-        };
-        if !about.contains(&writer) {
-            about.push(writer);
-        }
-        self.report(Violation {
-            property: "records_in_order".into(),
-            step: Some(step),
-            expected: format!(
-                "each {target} record starts in the state the one before it ended in"
-            ),
-            observed,
-            hint: RECORDS_HINT.into(),
-            unexplorable: false,
-            about,
-            until: Some(at + 1),
-            mark: "out of order".into(),
-        });
     }
 
     /// Request `id` reached `target`, whose bulkhead allows `limit`.
@@ -181,10 +135,11 @@ impl Monitor {
         // A call the breaker let through while CLOSED may reach the target late, after the
         // circuit opened and a trial began: it is not a second trial.
         let late = self.arrived_in.get(&id).is_some_and(|s| s == "CLOSED");
+        let half_open = self.record.state(target) == "HALF_OPEN";
         let watch = self.targets.entry(target.to_owned()).or_default();
         watch.inside.push(id);
         let inside = watch.inside.clone();
-        let trial_calls = if watch.state == "HALF_OPEN" && !late {
+        let trial_calls = if half_open && !late {
             watch.trial_calls.push(id);
             watch.trial_calls.clone()
         } else {

@@ -15,38 +15,21 @@ use fixture_core_banking::CoreBanking;
 use fixture_targets::{Activity, Behaviour, ScriptedTarget, System};
 use grader_protocol::{RequestOutcome, StepRecord};
 use lab4_harness::wire::{Action, Observation, TargetSnapshot};
-use race_std::quiet::Mutex;
+use race_explore::output::{self, Event, push, push_step, set_step};
+use race_explore::requests::Requests;
 use race_std::sync::Arc;
-use race_std::thread::JoinHandle;
 use race_std::trace;
 use relay_kit::{BreakerConfig, Clock, Code, FakeClock, Request, Target, TargetConfig};
 
 use crate::monitor::Watched;
 use crate::{BuildRelay, Plan, RelayUnderTest};
-use race_explore::output::{self, Event, push, push_step, set_step};
-
-/// How one request ended.
-#[derive(Clone, Copy)]
-enum Ended {
-    Returned(Code),
-    Panicked,
-}
-
-struct Sent {
-    id: u64,
-    /// How it ended, once it has. A quiet lock: the grader's checking whether requests
-    /// have returned is no moment for the explorer to switch threads at.
-    result: Arc<Mutex<Option<Ended>>>,
-    thread: Option<JoinHandle<()>>,
-}
 
 struct World {
     clock: FakeClock,
     activity: Activity,
     targets: Vec<Arc<dyn System>>,
     relay: Arc<dyn RelayUnderTest>,
-    sent: Vec<Sent>,
-    next_id: u64,
+    requests: Requests<Code>,
 }
 
 /// The mock system a target of the plan is, as in the normal harness.
@@ -95,8 +78,7 @@ pub fn run(plan: &Plan, build: BuildRelay) {
         activity,
         targets,
         relay: Arc::from(relay),
-        sent: Vec::new(),
-        next_id: 1,
+        requests: Requests::default(),
     };
     for (step, action) in plan.actions.iter().enumerate() {
         set_step(Some(step));
@@ -108,7 +90,7 @@ pub fn run(plan: &Plan, build: BuildRelay) {
         let record = world.record(step, at_ms, &ids);
         push_step(record);
         crate::monitor::after_step();
-        if world.panicked() || output::has_panic() {
+        if world.requests.panicked() || output::has_panic() {
             world.wind_down(plan.actions.len());
             return;
         }
@@ -116,6 +98,10 @@ pub fn run(plan: &Plan, build: BuildRelay) {
     set_step(None);
     push(Event::Finished);
     world.wind_down(plan.actions.len());
+}
+
+fn code_text(code: &Code) -> String {
+    code.as_str().to_owned()
 }
 
 fn now_ms(clock: &FakeClock) -> u64 {
@@ -185,33 +171,16 @@ impl World {
 
     /// Starts one request on a thread of its own.
     fn spawn(&mut self, target: &str) -> u64 {
-        let id = self.next_id;
-        self.next_id += 1;
-        let result = Arc::new(Mutex::new(None));
         let relay = self.relay.clone();
         let activity = self.activity.clone();
-        let request = Request::new(id, target);
-        let slot = result.clone();
-        trace::note("sent", id, target);
-        let thread = race_std::thread::Builder::new()
-            .name(format!("request-{id}"))
-            .spawn(move || {
-                trace::note("request", id, "");
-                let ended = match catch_unwind(AssertUnwindSafe(|| relay.handle(&request))) {
-                    Ok(code) => Ended::Returned(code),
-                    Err(_) => Ended::Panicked,
-                };
-                let text = match ended {
-                    Ended::Returned(code) => code.as_str(),
-                    Ended::Panicked => "panicked",
-                };
-                trace::note("returned", id, text);
-                *slot.lock() = Some(ended);
-                activity.bump();
-            })
-            .ok();
-        self.sent.push(Sent { id, result, thread });
-        id
+        let request = Request::new(self.requests.next_id(), target);
+        self.requests.spawn(
+            "request",
+            target,
+            move || relay.handle(&request),
+            code_text,
+            move || activity.bump(),
+        )
     }
 
     /// Waits until each of `ids` has returned or is held by a target.
@@ -220,25 +189,15 @@ impl World {
             // Each target's counters read once per look, not once per request.
             let mut held: Option<Vec<u64>> = None;
             ids.iter().all(|&id| {
-                self.ended(id).is_some() || held.get_or_insert_with(|| self.held()).contains(&id)
+                self.requests.ended(id).is_some()
+                    || held.get_or_insert_with(|| self.held()).contains(&id)
             })
         });
-    }
-
-    fn ended(&self, id: u64) -> Option<Ended> {
-        let sent = self.sent.iter().find(|s| s.id == id)?;
-        *sent.result.lock()
     }
 
     /// The requests held by a target right now.
     fn held(&self) -> Vec<u64> {
         self.targets.iter().flat_map(|t| t.stats().held).collect()
-    }
-
-    fn panicked(&self) -> bool {
-        self.sent
-            .iter()
-            .any(|s| matches!(self.ended(s.id), Some(Ended::Panicked)))
     }
 
     /// Lets every held call go and waits for every request to return: a request that
@@ -249,11 +208,7 @@ impl World {
         for t in &self.targets {
             t.engine().release(usize::MAX, Code::Ok);
         }
-        for sent in &mut self.sent {
-            if let Some(thread) = sent.thread.take() {
-                let _ = thread.join();
-            }
-        }
+        self.requests.join_all();
     }
 
     /// What an action produced, and the state of every target after it.
@@ -264,11 +219,7 @@ impl World {
             .iter()
             .map(|&id| RequestOutcome {
                 id,
-                outcome: match self.ended(id) {
-                    Some(Ended::Returned(code)) => code.as_str().to_owned(),
-                    Some(Ended::Panicked) => "panicked".to_owned(),
-                    None => "held".to_owned(),
-                },
+                outcome: self.requests.outcome(id, code_text),
             })
             .collect();
         let targets = self

@@ -25,7 +25,7 @@ use std::collections::BTreeMap;
 
 use gateway_kit::{Alert, AlertLog, AlertSink, Message, Outcome, Partner};
 use grader_protocol::Violation;
-use race_explore::record::{Reader, Seen};
+use race_explore::record::{Reader, Seen, out_of_order};
 use race_explore::story;
 use race_std::sync::Arc;
 use race_std::trace;
@@ -46,10 +46,6 @@ struct Watch {
     /// Its bulkhead's limit and its probes, from the plan.
     limit: u64,
     probes: u64,
-    /// The state its last record moved to.
-    state: String,
-    /// The last record, as printed (`OPEN -> HALF_OPEN`), and who wrote it.
-    last: Option<(String, String)>,
     /// HALF_OPEN rounds begun so far (records into HALF_OPEN).
     rounds: u64,
     /// Messages that reached its endpoint in this HALF_OPEN round.
@@ -71,8 +67,6 @@ impl Watch {
         Self {
             limit,
             probes,
-            state: "CLOSED".to_owned(),
-            last: None,
             rounds: 0,
             probe_calls: Vec::new(),
             inside: Vec::new(),
@@ -171,28 +165,29 @@ impl Monitor {
                     to,
                     by,
                     at,
-                } => self.recorded(&target, &from, &to, by, at),
-                Seen::FirstTouch { id, target } => {
-                    let (state, rounds) = self
-                        .flows
-                        .get(&target)
-                        .map_or(("CLOSED", 0), |w| (w.state.as_str(), w.rounds));
+                    after,
+                    in_order,
+                } => {
+                    self.recorded(&target, &from, &to);
+                    if !in_order {
+                        let step = self.record.step();
+                        let record = format!("{from} -> {to}");
+                        let v = out_of_order(&target, &record, by, after, (step, at), RECORDS_HINT);
+                        self.report(v);
+                    }
+                }
+                Seen::FirstTouch { id, target, state } => {
+                    let rounds = self.flows.get(&target).map_or(0, |w| w.rounds);
                     let round = rounds + u64::from(state == "OPEN");
-                    self.arrived_in.insert(id, (state.to_owned(), round));
+                    self.arrived_in.insert(id, (state, round));
                 }
             }
         }
     }
 
-    /// A transition record `flow FROM TO` was written by `writer`, as event `at` of the
-    /// record.
-    fn recorded(&mut self, flow: &str, from: &str, to: &str, writer: String, at: usize) {
-        let step = self.record.step();
+    /// A transition record `flow FROM TO`: a new round of probes, an opening or a closing.
+    fn recorded(&mut self, flow: &str, from: &str, to: &str) {
         let watch = self.watch(flow);
-        let record = format!("{from} -> {to}");
-        let out_of_order = watch.state != from;
-        let before = watch.last.replace((record.clone(), writer.clone()));
-        watch.state = to.to_owned();
         if from == "HALF_OPEN" || to == "HALF_OPEN" {
             watch.probe_calls.clear();
         }
@@ -204,33 +199,6 @@ impl Monitor {
             ("HALF_OPEN", "CLOSED") => watch.closings += 1,
             _ => {}
         }
-        if !out_of_order {
-            return;
-        }
-        let (observed, mut about) = match before {
-            Some((b, by)) => (
-                format!("{flow}'s record `{record}` was written right after `{b}`"),
-                vec![by],
-            ),
-            None => (
-                format!("{flow}'s first record is `{record}`, not from CLOSED"),
-                Vec::new(),
-            ),
-        };
-        if !about.contains(&writer) {
-            about.push(writer);
-        }
-        self.report(Violation {
-            property: "records_in_order".into(),
-            step: Some(step),
-            expected: format!("each {flow} record starts in the state the one before it ended in"),
-            observed,
-            hint: RECORDS_HINT.into(),
-            unexplorable: false,
-            about,
-            until: Some(at + 1),
-            mark: "out of order".into(),
-        });
     }
 
     /// Message `id` reached `flow`'s endpoint.
@@ -243,12 +211,13 @@ impl Monitor {
         // one of an earlier round's (with `open_for_ms` 0, a round can end and the next
         // begin before a probe of the first reaches the partner).
         let arrived = self.arrived_in.get(&id).cloned();
+        let half_open = self.record.state(flow) == "HALF_OPEN";
         let watch = self.watch(flow);
         let late = arrived.is_some_and(|(state, round)| state == "CLOSED" || round < watch.rounds);
         let (limit, probes) = (watch.limit, watch.probes);
         watch.inside.push(id);
         let inside = watch.inside.clone();
-        let probe_calls = if watch.state == "HALF_OPEN" && !late {
+        let probe_calls = if half_open && !late {
             watch.probe_calls.push(id);
             watch.probe_calls.clone()
         } else {

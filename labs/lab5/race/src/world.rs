@@ -19,28 +19,12 @@ use gateway_kit::{
 use grader_protocol::{RequestOutcome, StepRecord};
 use lab5_harness::wire::{Action, FlowSnapshot, Observation, Settings};
 use race_explore::output::{self, Event, push, push_step, set_step};
-use race_std::quiet::Mutex;
+use race_explore::requests::Requests;
 use race_std::sync::Arc;
-use race_std::thread::JoinHandle;
 use race_std::trace;
 
 use crate::monitor::{self, Watched, WatchedSink};
 use crate::{BuildGateway, GatewayUnderTest, Plan};
-
-/// How one message ended.
-#[derive(Clone, Copy)]
-enum Ended {
-    Returned(Outcome),
-    Panicked,
-}
-
-struct Sent {
-    id: u64,
-    /// How it ended, once it has. A quiet lock: the grader's checking whether messages
-    /// have returned is no moment for the explorer to switch threads at.
-    result: Arc<Mutex<Option<Ended>>>,
-    thread: Option<JoinHandle<()>>,
-}
 
 struct World {
     clock: FakeClock,
@@ -49,8 +33,7 @@ struct World {
     partners: ScriptedPartners,
     alerts: AlertLog,
     gateway: Arc<dyn GatewayUnderTest>,
-    sent: Vec<Sent>,
-    next_id: u64,
+    requests: Requests<Outcome>,
     /// Records and alerts already in the journal, and the journal.
     seen: (usize, usize),
     journal: Vec<String>,
@@ -124,8 +107,7 @@ pub fn run(plan: &Plan, build: BuildGateway) {
         partners,
         alerts,
         gateway: Arc::from(gateway),
-        sent: Vec::new(),
-        next_id: 1,
+        requests: Requests::default(),
         seen: (0, 0),
         journal: Vec::new(),
     };
@@ -138,7 +120,7 @@ pub fn run(plan: &Plan, build: BuildGateway) {
         push(Event::Observing { step });
         let record = world.record(step, at_ms, &ids);
         push_step(record);
-        let panicked = world.panicked() || output::has_panic();
+        let panicked = world.requests.panicked() || output::has_panic();
         monitor::after_step(!panicked);
         if panicked {
             world.wind_down(plan.actions.len());
@@ -217,56 +199,27 @@ impl World {
 
     /// Starts one message on a thread of its own.
     fn spawn(&mut self, flow: &str) -> u64 {
-        let id = self.next_id;
-        self.next_id += 1;
-        let result = Arc::new(Mutex::new(None));
         let gateway = self.gateway.clone();
         let activity = self.activity.clone();
-        let message = Message::new(
-            id,
-            self.flow(flow)
-                .unwrap_or_else(|| Flow::new(flow.to_owned(), "?")),
-        );
-        let slot = result.clone();
-        trace::note("sent", id, flow);
-        let thread = race_std::thread::Builder::new()
-            .name(format!("message-{id}"))
-            .spawn(move || {
-                trace::note("request", id, "");
-                let ended = match catch_unwind(AssertUnwindSafe(|| gateway.send(&message))) {
-                    Ok(outcome) => Ended::Returned(outcome),
-                    Err(_) => Ended::Panicked,
-                };
-                let text = match ended {
-                    Ended::Returned(outcome) => outcome.to_string(),
-                    Ended::Panicked => "panicked".to_owned(),
-                };
-                trace::note("returned", id, text);
-                *slot.lock() = Some(ended);
-                activity.bump();
-            })
-            .ok();
-        self.sent.push(Sent { id, result, thread });
-        id
+        let to = self
+            .flow(flow)
+            .unwrap_or_else(|| Flow::new(flow.to_owned(), "?"));
+        let message = Message::new(self.requests.next_id(), to);
+        self.requests.spawn(
+            "message",
+            flow,
+            move || gateway.send(&message),
+            ToString::to_string,
+            move || activity.bump(),
+        )
     }
 
     /// Waits until each of `ids` has returned or is held by a partner's endpoint.
     fn settle(&self, ids: &[u64]) {
         self.activity.wait(|| {
             ids.iter()
-                .all(|&id| self.ended(id).is_some() || self.partners.is_held(id))
+                .all(|&id| self.requests.ended(id).is_some() || self.partners.is_held(id))
         });
-    }
-
-    fn ended(&self, id: u64) -> Option<Ended> {
-        let sent = self.sent.iter().find(|s| s.id == id)?;
-        *sent.result.lock()
-    }
-
-    fn panicked(&self) -> bool {
-        self.sent
-            .iter()
-            .any(|s| matches!(self.ended(s.id), Some(Ended::Panicked)))
     }
 
     /// Lets every held call go and waits for every message to return: a message that
@@ -279,12 +232,8 @@ impl World {
                 endpoint.release(usize::MAX, Outcome::Status(200));
             }
         }
-        for sent in &mut self.sent {
-            if let Some(thread) = sent.thread.take() {
-                let _ = thread.join();
-            }
-        }
-        monitor::after_step(!self.panicked() && !output::has_panic());
+        self.requests.join_all();
+        monitor::after_step(!self.requests.panicked() && !output::has_panic());
     }
 
     /// What an action produced, and every flow after it.
@@ -295,11 +244,7 @@ impl World {
             .iter()
             .map(|&id| RequestOutcome {
                 id,
-                outcome: match self.ended(id) {
-                    Some(Ended::Returned(outcome)) => outcome.to_string(),
-                    Some(Ended::Panicked) => "panicked".to_owned(),
-                    None => "held".to_owned(),
-                },
+                outcome: self.requests.outcome(id, ToString::to_string),
             })
             .collect();
         let flows = self.flows.iter().map(|flow| self.snapshot(flow)).collect();
