@@ -24,9 +24,6 @@ mod output;
 mod story;
 mod world;
 
-use std::io::Read;
-
-use grader_protocol::PROTOCOL_VERSION;
 use lab4_harness::wire::{Action, Settings};
 use race_std::sync::Arc;
 use relay_kit::{Clock, Code, Request, State, Target, TargetConfig, Transition};
@@ -66,18 +63,7 @@ pub fn main(build: BuildRelay) -> ! {
 }
 
 fn read_plan() -> Result<Plan, String> {
-    let mut input = String::new();
-    std::io::stdin()
-        .read_to_string(&mut input)
-        .map_err(|e| format!("cannot read the plan from standard input: {e}"))?;
-    let plan: Plan = serde_json::from_str(&input)
-        .map_err(|e| format!("the plan on standard input is not valid: {e}"))?;
-    if plan.protocol != PROTOCOL_VERSION {
-        return Err(format!(
-            "plan protocol {} but this harness speaks {PROTOCOL_VERSION}; rebuild it",
-            plan.protocol
-        ));
-    }
+    let plan: Plan = grader_protocol::read_plan()?;
     if plan.race.is_none() {
         return Err("the plan has no race settings: it is for the normal harness".into());
     }
