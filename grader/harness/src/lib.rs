@@ -14,10 +14,9 @@ mod events;
 pub mod requests;
 
 use std::any::Any;
-use std::io::Read;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use grader_protocol::{Event, PROTOCOL_VERSION, Plan, RequestOutcome, StepRecord, StuckRecord};
+use grader_protocol::{Event, Plan, RequestOutcome, StepRecord, StuckRecord};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -98,18 +97,7 @@ pub fn main<D: Driver>(
 }
 
 fn read_plan<S: DeserializeOwned, A: DeserializeOwned>() -> Result<Plan<S, A>, String> {
-    let mut input = String::new();
-    std::io::stdin()
-        .read_to_string(&mut input)
-        .map_err(|e| format!("cannot read the plan from standard input: {e}"))?;
-    let plan: Plan<S, A> = serde_json::from_str(&input)
-        .map_err(|e| format!("the plan on standard input is not valid: {e}"))?;
-    if plan.protocol != PROTOCOL_VERSION {
-        return Err(format!(
-            "plan protocol {} but this harness speaks {PROTOCOL_VERSION}; rebuild it",
-            plan.protocol
-        ));
-    }
+    let plan = grader_protocol::read_plan::<S, A>()?;
     events::open(&plan.results_path)
         .map_err(|e| format!("cannot open {}: {e}", plan.results_path))?;
     Ok(plan)

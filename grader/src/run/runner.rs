@@ -101,7 +101,10 @@ pub fn run(
         None => {
             plan.results_path = results.display().to_string();
             let mut command = Command::new(harness);
-            command.current_dir(dir.path()).envs(env.iter().copied());
+            command
+                .current_dir(dir.path())
+                .envs(env.iter().copied())
+                .env(grader_protocol::PARENT_VAR, std::process::id().to_string());
             // The race explorer reads its seed from SHUTTLE_RANDOM_SEED when it is set: a
             // stray variable must not change which schedules a number names, nor a verdict.
             for (key, _) in std::env::vars_os() {
@@ -118,10 +121,20 @@ pub fn run(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
-    set_limits(&mut command, limits);
+    // The sandbox starts the harness itself: the limits must be its from the start.
+    // A harness started directly gets them before it is handed its plan.
+    if sandbox.is_some() {
+        process::set_rlimits(&mut command, rlimits(limits));
+    }
     let mut child = command
         .spawn()
         .map_err(|e| Error::io("start the harness", harness, e))?;
+    if sandbox.is_none() {
+        if let Err(e) = process::limit_running(child.id(), rlimits(limits)) {
+            let _ = process::wait_and_kill(child, Some(Duration::ZERO));
+            return Err(Error::io("set the limits of", harness, e));
+        }
+    }
     let stdout = child.stdout.take().map(|s| process::capture(s, OUTPUT_CAP));
     let stderr = child.stderr.take().map(|s| process::capture(s, OUTPUT_CAP));
     if let Some(mut stdin) = child.stdin.take() {
@@ -165,18 +178,15 @@ pub fn run(
     })
 }
 
-/// Makes the child set `limits` on itself between `fork` and `exec`, with core dumps off
-/// (an abort at the memory limit must not write hundreds of megabytes) and at most
-/// [`FILE_BYTES`] per file it writes.
-fn set_limits(command: &mut Command, limits: Limits) {
-    process::set_rlimits(
-        command,
-        Rlimits {
-            cpu_seconds: limits.cpu_seconds,
-            address_space: limits.memory_bytes,
-            file_size: Some(FILE_BYTES),
-        },
-    );
+/// The kernel limits of a scenario's process: `limits`, with core dumps off (an abort
+/// at the memory limit must not write hundreds of megabytes) and at most [`FILE_BYTES`]
+/// per file it writes.
+fn rlimits(limits: Limits) -> Rlimits {
+    Rlimits {
+        cpu_seconds: limits.cpu_seconds,
+        address_space: limits.memory_bytes,
+        file_size: Some(FILE_BYTES),
+    }
 }
 
 /// Kills every process in the group `pid` leads.

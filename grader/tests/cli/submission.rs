@@ -392,6 +392,85 @@ fn without_the_sandbox_a_process_the_code_starts_still_does_not_outlive_grading(
 }
 
 #[test]
+// Waiting on another process (the grader, the scenario it started) takes real time.
+#[allow(clippy::disallowed_methods)]
+fn a_killed_grader_leaves_no_scenario_running() {
+    // Without the sandbox a scenario's process is started directly, in a process group
+    // of its own (where Ctrl-C does not reach): it must end with the grader, however the
+    // grader ends. The code under test writes its process's pid where the test says
+    // (through the environment, so the build is the same on every run), then spins.
+    let dir = subs::folder("outlives_the_grader");
+    let pid_file = dir.join("harness.pid");
+    let _ = std::fs::remove_file(&pid_file);
+    let mut files = subs::reference_files();
+    subs::inject(
+        &mut files,
+        "src/breaker.rs",
+        "pub fn new(",
+        r#"if let Ok(file) = std::env::var("GRADER_TEST_HARNESS_PID_FILE") {
+               let _ = std::fs::write(file, std::process::id().to_string());
+               loop { std::hint::spin_loop(); }
+           }"#,
+    );
+    let src = dir.join("submission");
+    subs::write(&src, Layout::Crate, &files);
+    let mut grading = std::process::Command::new(env!("CARGO_BIN_EXE_grader"))
+        .args(["check", "lab4", "--submission"])
+        .arg(&src)
+        .args(["--scenario", "sm_opens_at_threshold", "--no-sandbox"])
+        .args(["--timeout", "120"])
+        .current_dir(crate::util::kit())
+        .env_remove("GRADER_WORK_DIR")
+        .env("GRADER_TEST_HARNESS_PID_FILE", &pid_file)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the grader starts");
+    // The build may take a while on a loaded machine; the scenario then starts at once.
+    let started = std::time::Instant::now();
+    let pid = loop {
+        if let Ok(pid) = std::fs::read_to_string(&pid_file) {
+            if let Ok(pid) = pid.trim().parse::<u32>() {
+                break pid;
+            }
+        }
+        if started.elapsed() > std::time::Duration::from_secs(120) {
+            let _ = grading.kill();
+            panic!("the scenario never started");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    grading.kill().expect("the grader is killed");
+    let _ = grading.wait();
+    let running = |pid: u32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|stat| {
+                let state = stat
+                    .rsplit_once(')')?
+                    .1
+                    .split_whitespace()
+                    .next()?
+                    .to_owned();
+                Some(state != "Z" && state != "X")
+            })
+            .unwrap_or(false)
+    };
+    let killed = std::time::Instant::now();
+    while running(pid) && killed.elapsed() < std::time::Duration::from_secs(10) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let still = running(pid);
+    if still {
+        // Do not leave it spinning for the rest of the suite.
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .status();
+    }
+    assert!(!still, "the scenario's process {pid} outlived the grader");
+}
+
+#[test]
 fn without_a_sandbox_a_submission_is_not_graded_unless_the_instructor_says_so() {
     let dir = subs::folder("no_sandbox_here");
     subs::write(&dir, Layout::Flat, &subs::reference_files());

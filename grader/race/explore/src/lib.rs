@@ -25,10 +25,9 @@ pub mod requests;
 pub mod stops;
 pub mod story;
 
-use std::io::Read;
 use std::sync::Arc;
 
-use grader_protocol::{PROTOCOL_VERSION, Plan, Violation};
+use grader_protocol::{Plan, Violation};
 use serde::de::DeserializeOwned;
 
 pub use stops::Stops;
@@ -82,18 +81,7 @@ where
 }
 
 fn read_plan<S: DeserializeOwned, A: DeserializeOwned>() -> Result<Plan<S, A>, String> {
-    let mut input = String::new();
-    std::io::stdin()
-        .read_to_string(&mut input)
-        .map_err(|e| format!("cannot read the plan from standard input: {e}"))?;
-    let plan: Plan<S, A> = serde_json::from_str(&input)
-        .map_err(|e| format!("the plan on standard input is not valid: {e}"))?;
-    if plan.protocol != PROTOCOL_VERSION {
-        return Err(format!(
-            "plan protocol {} but this harness speaks {PROTOCOL_VERSION}; rebuild it",
-            plan.protocol
-        ));
-    }
+    let plan = grader_protocol::read_plan::<S, A>()?;
     if plan.race.is_none() {
         return Err("the plan has no race settings: it is for the normal harness".into());
     }
