@@ -137,6 +137,17 @@ pub struct CheckArgs {
     #[arg(long, requires = "submission")]
     pub no_sandbox: bool,
 
+    /// Also run the published generated scenarios (gen_1, gen_2, ...): the first N, or
+    /// all of them. Each is drawn at random from its seed and checks every step against
+    /// what the reference solution does; `--scenario gen_N` runs one.
+    #[arg(long, value_name = "N", num_args = 0..=1)]
+    pub generated: Option<Option<u64>>,
+
+    /// With --submission: leave out the generated scenarios graded in CI (to compare a
+    /// grading with and without them; they are part of the lab's total).
+    #[arg(long, requires = "submission")]
+    pub no_generated: bool,
+
     /// Report format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
@@ -259,6 +270,12 @@ pub struct AuditArgs {
     /// checked: the others may catch it.
     #[arg(long = "scenario", value_name = "NAME_OR_PATH")]
     pub scenarios: Vec<String>,
+
+    /// Generated scenarios to run besides the seeds graded in CI: seeds 1 to N (default:
+    /// the published practice seeds). Every correct alternative must agree with the
+    /// reference on each; each mutant is run until one catches it, and that one is shrunk.
+    #[arg(long, value_name = "N")]
+    pub generated: Option<u64>,
 
     /// Output format: human (the matrix), or json.
     #[arg(long, value_enum, default_value_t = AuditFormat::Human)]

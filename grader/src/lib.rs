@@ -14,6 +14,7 @@ pub mod commands;
 pub mod diagnostic;
 pub mod error;
 pub mod exit;
+pub mod generate;
 pub mod grade;
 pub mod instructor;
 pub mod judge;

@@ -8,7 +8,9 @@ use std::sync::Arc;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde_json::Value;
 
-use crate::{Checker, Difference, Harness, Plugin, Snapshot, StepRecord, Words};
+use grader_protocol::TargetPlan;
+
+use crate::{Checker, Difference, Draft, Harness, Plugin, Snapshot, StepRecord, Words};
 
 /// A step of some lab's scenario, as the core holds it: only that lab's plug-in can look
 /// inside.
@@ -73,6 +75,18 @@ pub trait DynPlugin: Send + Sync {
     fn describe(&self, step: &AnyStep) -> String;
     /// [`Plugin::expectation`].
     fn expectation(&self, step: &AnyStep) -> Option<String>;
+    /// [`Plugin::generate`]; `Err` when the targets' settings do not fit the lab's type.
+    fn generate(&self, seed: u64, defaults: &[TargetPlan]) -> Result<Option<Draft>, String>;
+    /// [`Plugin::fill`]; `Err` when an observation is not what the lab's harness writes.
+    fn fill(
+        &self,
+        step: &Value,
+        record: &StepRecord,
+        before: Option<&Value>,
+        last: bool,
+    ) -> Result<Vec<Value>, String>;
+    /// [`Plugin::rule_hint`].
+    fn rule_hint(&self, step: &AnyStep, difference: &Difference) -> Option<String>;
 }
 
 /// A step that is not this plug-in's (the core never makes one): described as such,
@@ -206,6 +220,56 @@ impl<P: Plugin> DynPlugin for P {
 
     fn expectation(&self, step: &AnyStep) -> Option<String> {
         Plugin::expectation(self, mine::<P>(step)?)
+    }
+
+    fn generate(&self, seed: u64, defaults: &[TargetPlan]) -> Result<Option<Draft>, String> {
+        let typed = defaults
+            .iter()
+            .map(|t| {
+                let settings: P::Settings =
+                    serde_json::from_value(t.settings.clone()).map_err(|e| {
+                        format!(
+                            "the settings of {} do not fit lab {}: {e}",
+                            t.name,
+                            Plugin::name(self)
+                        )
+                    })?;
+                Ok(TargetPlan {
+                    name: t.name.clone(),
+                    settings,
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(Plugin::generate(self, seed, &typed))
+    }
+
+    fn fill(
+        &self,
+        step: &Value,
+        record: &StepRecord,
+        before: Option<&Value>,
+        last: bool,
+    ) -> Result<Vec<Value>, String> {
+        let read = |o: &Value| {
+            serde_json::from_value::<P::Observation>(o.clone()).map_err(|e| {
+                format!(
+                    "an observation does not fit lab {}: {e}",
+                    Plugin::name(self)
+                )
+            })
+        };
+        let typed = StepRecord {
+            step: record.step,
+            at_ms: record.at_ms,
+            requests: record.requests.clone(),
+            observation: read(&record.observation)?,
+        };
+        let before = before.map(read).transpose()?;
+        Ok(Plugin::fill(self, step, &typed, before.as_ref(), last))
+    }
+
+    fn rule_hint(&self, step: &AnyStep, difference: &Difference) -> Option<String> {
+        Plugin::rule_hint(self, mine::<P>(step)?, difference)
     }
 }
 

@@ -13,6 +13,7 @@
 
 mod check;
 mod erased;
+pub mod generate;
 pub mod limits;
 pub mod plot;
 pub mod rehearsal;
@@ -24,12 +25,14 @@ use std::fmt::Debug;
 
 pub use check::{Checker, Problem};
 pub use erased::{AnyStep, DynPlugin};
-pub use grader_protocol::{RequestOutcome, StepRecord};
+pub use generate::{Dice, Draft};
+pub use grader_protocol::{RequestOutcome, StepRecord, TargetPlan};
 pub use words::{clock, counts, did_you_mean, duration, quantity, unknown_word};
 
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde_json::Value;
 
 /// One lab's rules, as the grader needs them.
 ///
@@ -114,6 +117,40 @@ pub trait Plugin: Send + Sync + 'static {
     /// The lab's failure rehearsal on real sockets (`grader rehearse`), for a lab that has
     /// one.
     fn rehearsal(&self) -> Option<&dyn rehearsal::Rehearsal> {
+        None
+    }
+
+    /// A scenario drawn from `seed`, for a lab that generates them ([`generate`]):
+    /// settings for some targets, within their ranges and mostly off the defaults, and
+    /// steps that expect nothing. Every input must be one the lab's rules decide and its
+    /// checks accept: nothing whose outcome depends on thread timing. The same seed must
+    /// give the same draft everywhere ([`Dice`]). `defaults` are the lab's targets with
+    /// their default settings. `None` (the default): the lab has no generator.
+    fn generate(&self, seed: u64, defaults: &[TargetPlan<Self::Settings>]) -> Option<Draft> {
+        let _ = (seed, defaults);
+        None
+    }
+
+    /// A step of a generated scenario, `step` as its draft wrote it, with the strongest
+    /// expectations the lab's judge can check given what the reference did (`record`),
+    /// followed by any steps that check the observation after it. `before` is the
+    /// observation after the step before (`None` for the first step); `last` is set for
+    /// the scenario's last step, after which everything observed should be checked.
+    fn fill(
+        &self,
+        step: &Value,
+        record: &StepRecord<Self::Observation>,
+        before: Option<&Self::Observation>,
+        last: bool,
+    ) -> Vec<Value> {
+        let _ = (record, before, last);
+        vec![step.clone()]
+    }
+
+    /// The rule that an expectation of `step` checks, as a hint for a generated scenario
+    /// that failed there, given what differed; `None` leaves the scenario's own hint.
+    fn rule_hint(&self, step: &Self::Step, difference: &Difference) -> Option<String> {
+        let _ = (step, difference);
         None
     }
 }

@@ -30,7 +30,17 @@ pub fn exec(ctx: &mut Ctx<'_>, args: AuditArgs) -> Result<u8, Error> {
     }
     let selection = super::with_limits(grade::select(&lab, true, &args.scenarios)?, &args.run);
     let opts = run_options(&lab, &args.run, false)?;
-    let audit = audit::audit(&lab, &selection, &opts, args.runs, &args.mutants, ctx.err)?;
+    // Generated scenarios run with the whole set of hand-written ones, not beside a few.
+    let generated = args.scenarios.is_empty().then_some(args.generated);
+    let audit = audit::audit(
+        &lab,
+        &selection,
+        &opts,
+        args.runs,
+        &args.mutants,
+        generated,
+        ctx.err,
+    )?;
     match args.format {
         AuditFormat::Json => {
             written(

@@ -7,6 +7,7 @@ use std::time::Duration;
 use crate::cli::{CheckArgs, Format};
 use crate::error::Error;
 use crate::exit;
+use crate::generate;
 use crate::grade::submission::Outcome;
 use crate::grade::submit;
 use crate::grade::{self, Selection, Stopwatch};
@@ -37,7 +38,16 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
         reference: args.solution,
     };
     let Some(dir) = &args.submission else {
-        let selection = super::with_limits(grade::select(&lab, false, &args.scenarios)?, &args.run);
+        let (selection, oracle) = generate::select::choose(
+            &lab,
+            false,
+            &args.scenarios,
+            args.generated,
+            true,
+            &opts,
+            ctx.err,
+        )?;
+        let selection = super::with_limits(selection, &args.run);
         one_race_scenario(&selection, args.schedule)?;
         let (subject, mode) = if args.solution {
             let subject = grade::solution_subject(&lab);
@@ -66,13 +76,27 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
         }
         let text = render.report(&report, &lab, &selection, clock.elapsed())?;
         emit(ctx, args.output.as_deref(), &text)?;
+        if let Some(oracle) = &oracle {
+            generate::shrink::after_check(oracle, &subject, &report, &opts, &selection, ctx.err)?;
+        }
         return Ok(status(&report));
     };
     let command = provenance::command(&lab.manifest.name, "--submission .", &args.scenarios);
     let graded = super::confinement(&lab, &args.run.build, args.no_sandbox)
         .map(|c| opts.confinement = Some(c))
-        .and_then(|()| grade::select(&lab, true, &args.scenarios))
-        .and_then(|selection| {
+        .and_then(|()| {
+            let graded = !args.no_generated;
+            generate::select::choose(
+                &lab,
+                true,
+                &args.scenarios,
+                args.generated,
+                graded,
+                &opts,
+                ctx.err,
+            )
+        })
+        .and_then(|(selection, _)| {
             let selection = super::with_limits(selection, &args.run);
             one_race_scenario(&selection, args.schedule)?;
             submit::grade(&lab, dir, &selection, &opts, &command, ctx.err)

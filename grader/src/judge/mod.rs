@@ -76,6 +76,8 @@ pub fn judge(
     // Walk the steps in order; the first problem decides the verdict.
     let mut verdict: Option<(Status, String, Option<Failure>)> = None;
     let mut failed_step = None;
+    // A generated scenario checks many rules: the hint is the failed step's rule.
+    let mut rule_hint = None;
     for (i, placed) in scenario.steps.iter().enumerate() {
         if let Some(p) = panic.filter(|p| p.step.is_none_or(|s| s <= i)) {
             let at = p.step.and_then(|s| begun.get(&s)).copied();
@@ -110,6 +112,9 @@ pub fn judge(
             }
         };
         if let Some(difference) = difference {
+            if scenario.generated {
+                rule_hint = scenario.plugin.rule_hint(&placed.step, &difference);
+            }
             let failure = Failure {
                 step: i + 1,
                 at: clock(record.at_ms),
@@ -167,7 +172,7 @@ pub fn judge(
             {
                 None
             }
-            Status::Failed | Status::Passed => Some(scenario.hint.clone()),
+            Status::Failed | Status::Passed => rule_hint.or_else(|| Some(scenario.hint.clone())),
         };
         result.timeline = timeline(scenario, &records, &begun, failed_step);
         result.settings = scenario.changed_settings.clone();

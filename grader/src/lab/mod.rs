@@ -56,6 +56,25 @@ pub struct LabManifest {
     /// file says why it cannot (`start_here_elsewhere_because`).
     #[serde(default)]
     pub start_here_audited: bool,
+    /// Generated scenarios: drawn from seeds by the lab's plug-in, their expectations
+    /// filled in by running the reference (`crate::generate`); absent in a lab without.
+    #[serde(default)]
+    pub generated: Option<GeneratedSettings>,
+}
+
+/// How a lab's generated scenarios score, and how many are published for practice. The
+/// seeds graded in CI are not here (`lab.json` goes to students) but in the instructors'
+/// `generated_seeds.json` beside it.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GeneratedSettings {
+    /// The rubric category they score in, one of `categories`, for generated scenarios
+    /// only.
+    pub category: String,
+    /// Points of each, all or nothing.
+    pub points: u32,
+    /// Seeds published for practice: 1 to this. Students run them with `--generated`.
+    pub practice: u64,
 }
 
 /// How the race checks explore the schedules of each race scenario (the lab's plug-in

@@ -270,6 +270,11 @@ pub fn parse(lab: &Lab, text: &str, shown: &Path) -> Result<Scenario, Vec<Diagno
             format!("{}: {words}", t.name)
         })
         .collect();
+    let generated = lab
+        .manifest
+        .generated
+        .as_ref()
+        .is_some_and(|g| g.category == file.category);
     Ok(Scenario {
         path: shown.to_path_buf(),
         name: file.name,
@@ -289,6 +294,7 @@ pub fn parse(lab: &Lab, text: &str, shown: &Path) -> Result<Scenario, Vec<Diagno
         changed_settings,
         steps: parsed.steps.into_iter().flatten().collect(),
         plugin: super::LabPlugin(lab.plugin.clone()),
+        generated,
     })
 }
 

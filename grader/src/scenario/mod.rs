@@ -60,6 +60,9 @@ pub struct Scenario {
     pub steps: Vec<PlacedStep>,
     /// The plug-in of the scenario's lab, which reads, plans and judges its steps.
     pub plugin: LabPlugin,
+    /// Whether it is a generated scenario (of the lab's generated category): a failed
+    /// step then gets the hint of the rule it checks, from the lab's plug-in.
+    pub generated: bool,
 }
 
 /// A lab's plug-in, shared by its scenarios.

@@ -168,6 +168,9 @@ pub fn write_matrix(audit: &Audit, out: &mut dyn Write) -> std::io::Result<()> {
             None => writeln!(out)?,
         }
     }
+    if let Some(g) = &audit.generated {
+        super::generated::write_table(g, out)?;
+    }
     writeln!(out)?;
     if audit.problems.is_empty() && audit.some_mutants && !audit.some_scenarios {
         writeln!(

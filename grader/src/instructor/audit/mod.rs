@@ -16,6 +16,7 @@
 //! `matrix.rs` writes the matrix people read.
 
 mod findings;
+pub mod generated;
 mod matrix;
 mod model;
 
@@ -43,6 +44,7 @@ pub fn audit(
     opts: &RunOptions,
     runs: usize,
     only: &[String],
+    generated: Option<Option<u64>>,
     progress: &mut dyn Write,
 ) -> Result<Audit, Error> {
     let work = build::work_dir(lab);
@@ -96,7 +98,7 @@ pub fn audit(
         opts.jobs
     );
     let results = run_pool(&subjects, &harnesses, selection, opts, runs)?;
-    let mut columns: Vec<Column> = subjects.into_iter().map(|(_, c)| c).collect();
+    let (subjects, mut columns): (Vec<Subject>, Vec<Column>) = subjects.into_iter().unzip();
     let mut first: Vec<Vec<ScenarioResult>> = vec![Vec::new(); columns.len()];
     for ((c, s), result) in results {
         let name = selection.scenarios[s].name.clone();
@@ -129,7 +131,17 @@ pub fn audit(
         all_mutants: !some_mutants,
         start_here: lab.manifest.start_here_audited,
     };
-    let problems = findings::findings(&scenarios, &columns, &mutants, scope);
+    let mut problems = findings::findings(&scenarios, &columns, &mutants, scope);
+    // Generated scenarios (`None`: not asked for, as when only some scenarios run).
+    let generated = match generated {
+        Some(extra) => generated::run(
+            lab, selection, &subjects, &harnesses, &columns, opts, extra, progress,
+        )?,
+        None => None,
+    };
+    if let Some(g) = &generated {
+        problems.extend(generated::problems(g));
+    }
     let hidden = selection
         .scenarios
         .iter()
@@ -144,6 +156,7 @@ pub fn audit(
         some_scenarios,
         some_mutants,
         start_here_audited: lab.manifest.start_here_audited,
+        generated,
     })
 }
 

@@ -72,6 +72,9 @@ pub struct Audit {
     /// Whether the lab asks that each mutant's "Start here" names its mistake; the
     /// matrix then shows where each report starts.
     pub start_here_audited: bool,
+    /// What the generated scenarios showed, when they ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub generated: Option<super::generated::GeneratedAudit>,
 }
 
 /// Whether a column failed a scenario in its first run.

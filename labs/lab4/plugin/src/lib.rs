@@ -5,14 +5,18 @@
 //! ([`rehearsal`]). The settings, actions and observations are the
 //! ones lab 4's harness speaks (`lab4_harness::wire`).
 
+pub mod generate;
 pub mod judge;
 pub mod rehearsal;
 pub mod steps;
 pub mod validate;
 pub mod words;
 
-use grader_lab::{Checker, Difference, Harness, Plugin, Snapshot, StepRecord, Words};
+use grader_lab::{
+    Checker, Difference, Draft, Harness, Plugin, Snapshot, StepRecord, TargetPlan, Words,
+};
 use lab4_harness::wire::{Action, Observation, Settings};
+use serde_json::Value;
 
 use steps::Step;
 
@@ -152,6 +156,24 @@ impl Plugin for Lab4 {
 
     fn expectation(&self, step: &Step) -> Option<String> {
         words::expectation(step)
+    }
+
+    fn generate(&self, seed: u64, defaults: &[TargetPlan<Settings>]) -> Option<Draft> {
+        Some(generate::draft(seed, defaults))
+    }
+
+    fn fill(
+        &self,
+        step: &Value,
+        record: &StepRecord<Observation>,
+        before: Option<&Observation>,
+        last: bool,
+    ) -> Vec<Value> {
+        generate::fill(step, record, before, last)
+    }
+
+    fn rule_hint(&self, step: &Step, difference: &Difference) -> Option<String> {
+        generate::rule_hint(step, difference)
     }
 }
 

@@ -1,0 +1,702 @@
+//! Lab 5's generated scenarios: drafts drawn from a seed, filled in from what the
+//! reference did, and the rule a failed step checks.
+//!
+//! A draft sets up to three flows with settings off their defaults (any window and
+//! minimum sample, rates such as 34 % or 67 %, `max_age` and `open_for` to the
+//! millisecond, several probes, small bulkheads), then plays bursts of answers drawn
+//! from every class the rules know (2xx, the business refusals 400, 422 and any other
+//! 4xx, 1xx and 3xx, 429, every 5xx up to 599, timeouts, refused connections, crashing
+//! clients), holds calls and releases them later, after the circuit may have opened and
+//! closed again, and moves the clock to just before, at and just after the moment an
+//! outcome ages out or a wait ends, measured from the moments messages were answered.
+//! Concurrent sends go only to an endpoint that holds calls, as the lab's checks demand:
+//! nothing drawn depends on thread timing.
+
+use grader_lab::generate::{Moments, expect_in_order, fields_mut, kind, released_count, tally};
+use grader_lab::{Dice, Difference, Draft, StepRecord, TargetPlan};
+use lab5_harness::wire::{FlowSnapshot, Observation, Settings};
+use serde_json::{Map, Value, json};
+
+use crate::steps::Step;
+
+/// The most steps a draft has (its last releases aside), and the most messages it sends
+/// in all: a few milliseconds of a harness's time.
+const MAX_STEPS: usize = 36;
+const MAX_MESSAGES: u64 = 140;
+
+/// The draft of `seed`.
+pub fn draft(seed: u64, defaults: &[TargetPlan<Settings>]) -> Draft {
+    let mut dice = Dice::new(seed);
+    let mut targets = Map::new();
+    let mut flows = Vec::new();
+    for t in defaults {
+        let settings = if dice.chance(75) {
+            let s = settings(&mut dice, &t.settings);
+            targets.insert(t.name.clone(), overrides(&s, &t.settings));
+            s
+        } else {
+            t.settings
+        };
+        flows.push(FlowDraft {
+            name: t.name.clone(),
+            s: settings,
+            holding: false,
+            may_hold: false,
+        });
+    }
+    let mut g = Drawing {
+        dice,
+        flows,
+        moments: Moments::default(),
+        steps: Vec::new(),
+        messages: 0,
+    };
+    g.play();
+    Draft {
+        targets,
+        steps: g.steps,
+    }
+}
+
+/// Settings for one flow: within the lab's ranges, most of them off the defaults.
+fn settings(dice: &mut Dice, default: &Settings) -> Settings {
+    let window = *dice.pick(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 15, 20]);
+    let minimum_calls = match dice.below(10) {
+        0..=2 => window,
+        3..=5 => dice.range(1, 3).min(window),
+        _ => dice.range(1, window),
+    };
+    let any_rate = dice.range(1, 100);
+    let failure_rate_percent = *dice.weighted(&[
+        (3, 50),
+        (2, 100),
+        (1, 1),
+        (2, 25),
+        (2, 34),
+        (2, 67),
+        (1, 75),
+        (1, 20),
+        (1, 60),
+        (2, any_rate),
+    ]);
+    let max_age_ms = dice.chance(55).then(|| dice.millis(1, 40_000));
+    let open_for_ms = if dice.chance(5) {
+        0
+    } else {
+        dice.millis(1, 30_000)
+    };
+    let probes = *dice.weighted(&[(4, 1), (4, 2), (3, 3), (1, 4)]);
+    let max_concurrent = *dice.weighted(&[(4, 1), (4, 2), (3, 3), (1, 5), (1, 6)]);
+    let drawn = Settings {
+        window,
+        minimum_calls,
+        failure_rate_percent,
+        max_age_ms,
+        open_for_ms,
+        probes,
+        max_concurrent,
+    };
+    if drawn == *default {
+        Settings { probes: 2, ..drawn }
+    } else {
+        drawn
+    }
+}
+
+/// The fields of `s` that differ from `default`, as a scenario's `targets` writes them.
+fn overrides(s: &Settings, default: &Settings) -> Value {
+    let mut o = Map::new();
+    let mut put = |key: &str, value: u64, was: u64| {
+        if value != was {
+            o.insert(key.to_owned(), Value::from(value));
+        }
+    };
+    put("window", s.window, default.window);
+    put("minimum_calls", s.minimum_calls, default.minimum_calls);
+    put(
+        "failure_rate_percent",
+        s.failure_rate_percent,
+        default.failure_rate_percent,
+    );
+    put("open_for_ms", s.open_for_ms, default.open_for_ms);
+    put("probes", s.probes, default.probes);
+    put("max_concurrent", s.max_concurrent, default.max_concurrent);
+    if s.max_age_ms != default.max_age_ms {
+        if let Some(ms) = s.max_age_ms {
+            o.insert("max_age_ms".to_owned(), Value::from(ms));
+        }
+    }
+    Value::Object(o)
+}
+
+/// A flow as the draft goes: its settings, and whether its endpoint holds calls now or
+/// may have held some.
+struct FlowDraft {
+    name: String,
+    s: Settings,
+    holding: bool,
+    may_hold: bool,
+}
+
+/// A draft being drawn.
+struct Drawing {
+    dice: Dice,
+    flows: Vec<FlowDraft>,
+    /// The clock, and when messages of each flow were sent or answered: where its
+    /// outcomes age and its waits start from.
+    moments: Moments,
+    steps: Vec<Value>,
+    messages: u64,
+}
+
+impl Drawing {
+    fn play(&mut self) {
+        // Most scenarios are about one flow, with the others as bystanders.
+        let main = self.dice.below(self.flows.len() as u64) as usize;
+        let moves = self.dice.range(6, 22);
+        for _ in 0..moves {
+            // The longest move takes ten steps.
+            if self.steps.len() + 10 > MAX_STEPS || self.messages >= MAX_MESSAGES {
+                break;
+            }
+            let f = if self.dice.chance(70) {
+                main
+            } else {
+                self.dice.below(self.flows.len() as u64) as usize
+            };
+            match *self.dice.weighted(&[
+                (20, 0),
+                (10, 1),
+                (8, 2),
+                (14, 3),
+                (14, 4),
+                (10, 5),
+                (10, 6),
+                (10, 7),
+                (4, 8),
+            ]) {
+                0 => self.burst(f),
+                1 => self.hold(f),
+                2 => self.release(f),
+                3 => self.advance(f),
+                4 => self.probe_round(f),
+                5 => self.age_round(f),
+                6 => self.outage(f),
+                7 => self.tipping(f),
+                _ => self.script(f, None),
+            }
+        }
+        // Calls still held answer late, now that much may have changed.
+        if self.dice.chance(60) {
+            for f in 0..self.flows.len() {
+                if self.flows[f].may_hold && self.steps.len() < MAX_STEPS {
+                    let answer = release_answer(&mut self.dice);
+                    self.push(json!({"release": {"flow": self.flows[f].name, "answer": answer}}));
+                    self.moment(f);
+                }
+            }
+        }
+    }
+
+    fn push(&mut self, step: Value) {
+        self.steps.push(step);
+    }
+
+    /// Something happened on flow `f` now.
+    fn moment(&mut self, f: usize) {
+        self.moments.note(&self.flows[f].name);
+    }
+
+    /// Scripts flow `f` to answer `answer` (drawn when `None`), unless it already does.
+    fn script(&mut self, f: usize, answer: Option<String>) {
+        let answer = answer.unwrap_or_else(|| script_answer(&mut self.dice));
+        self.flows[f].holding = answer == "hold";
+        let name = self.flows[f].name.clone();
+        self.push(json!({"script": {"flow": name, "answer": answer}}));
+    }
+
+    /// Sends `count` messages on flow `f`, one after the other.
+    fn send(&mut self, f: usize, count: u64) {
+        let count = count.clamp(1, MAX_MESSAGES.saturating_sub(self.messages).max(1));
+        self.messages += count;
+        if self.flows[f].holding {
+            self.flows[f].may_hold = true;
+        }
+        let name = self.flows[f].name.clone();
+        let step = if count == 1 {
+            json!({"send": {"flow": name}})
+        } else {
+            json!({"send": {"flow": name, "count": count}})
+        };
+        self.push(step);
+        self.moment(f);
+    }
+
+    /// One or two answers, then messages: enough of them, with the flow's window, to fill
+    /// it, and shares of failures near the flow's rate.
+    fn burst(&mut self, f: usize) {
+        let window = self.flows[f].s.window;
+        let first = self.dice.range(1, window + 2);
+        let answer = burst_answer(&mut self.dice);
+        self.script(f, Some(answer));
+        self.send(f, first);
+        if self.dice.chance(45) {
+            let answer = burst_answer(&mut self.dice);
+            self.script(f, Some(answer));
+            let second = self.dice.range(1, window + 1);
+            self.send(f, second);
+        }
+    }
+
+    /// Holds calls on flow `f`: one after the other or at the same moment, up to a couple
+    /// more than its bulkhead takes.
+    fn hold(&mut self, f: usize) {
+        if !self.flows[f].holding {
+            self.script(f, Some("hold".to_owned()));
+        }
+        let limit = self.flows[f].s.max_concurrent;
+        let count = self.dice.range(1, limit + 2);
+        if self.dice.chance(50) {
+            self.send(f, count);
+        } else {
+            self.messages += count;
+            self.flows[f].may_hold = true;
+            let name = self.flows[f].name.clone();
+            self.push(json!({"send_concurrent": {"flow": name, "count": count}}));
+            self.moment(f);
+        }
+    }
+
+    /// Releases held calls of flow `f`, the oldest first, some or all of them.
+    fn release(&mut self, f: usize) {
+        if !self.flows[f].may_hold {
+            self.hold(f);
+            return;
+        }
+        let name = self.flows[f].name.clone();
+        let answer = release_answer(&mut self.dice);
+        let step = if self.dice.chance(40) {
+            let count = self.dice.range(1, 2);
+            json!({"release": {"flow": name, "count": count, "answer": answer}})
+        } else {
+            json!({"release": {"flow": name, "answer": answer}})
+        };
+        self.push(step);
+        self.moment(f);
+    }
+
+    /// Failures enough to open flow `f`'s circuit (its minimum sample, or a little more),
+    /// sometimes after a few successes.
+    fn outage(&mut self, f: usize) {
+        let s = self.flows[f].s;
+        if self.dice.chance(30) {
+            let answer = success_answer(&mut self.dice);
+            self.script(f, Some(answer));
+            let count = self.dice.range(1, s.window.saturating_sub(1).max(1));
+            self.send(f, count);
+        }
+        let answer = failure_answer(&mut self.dice);
+        self.script(f, Some(answer));
+        let count = s.minimum_calls + self.dice.range(0, 2);
+        self.send(f, count);
+        if self.dice.chance(50) {
+            self.probe_round(f);
+        }
+    }
+
+    /// A window filled to its minimum sample with a share of failures at, just below or
+    /// just above the rate, failures first, so that a success may be what tips it.
+    fn tipping(&mut self, f: usize) {
+        let s = self.flows[f].s;
+        let n = s.minimum_calls.max(1);
+        let at = (s.failure_rate_percent * n).div_ceil(100);
+        let fails = match self.dice.below(3) {
+            0 => at.saturating_sub(1),
+            1 => at,
+            _ => at + 1,
+        }
+        .min(n);
+        if fails > 0 {
+            let answer = failure_answer(&mut self.dice);
+            self.script(f, Some(answer));
+            self.send(f, fails);
+        }
+        if n > fails {
+            let answer = success_answer(&mut self.dice);
+            self.script(f, Some(answer));
+            self.send(f, n - fails);
+        }
+    }
+
+    /// A probe round on flow `f`: the clock to the end of its wait, measured from a moment
+    /// something happened on it, then probes: some held while others answer, some
+    /// failing, some succeeding, and the held ones answered later.
+    fn probe_round(&mut self, f: usize) {
+        let open_for = self.flows[f].s.open_for_ms;
+        self.advance_to_boundary(f, open_for);
+        let probes = self.flows[f].s.probes;
+        if self.dice.chance(45) {
+            self.script(f, Some("hold".to_owned()));
+            let count = self.dice.range(1, probes + 1);
+            if self.dice.chance(50) {
+                self.send(f, count);
+            } else {
+                self.messages += count;
+                self.flows[f].may_hold = true;
+                let name = self.flows[f].name.clone();
+                self.push(json!({"send_concurrent": {"flow": name, "count": count}}));
+                self.moment(f);
+            }
+        }
+        let answer = if self.dice.chance(65) {
+            success_answer(&mut self.dice)
+        } else {
+            failure_answer(&mut self.dice)
+        };
+        self.script(f, Some(answer));
+        let count = self.dice.range(1, probes + 2);
+        self.send(f, count);
+        if self.flows[f].may_hold && self.dice.chance(50) {
+            self.release(f);
+        }
+    }
+
+    /// Outcomes of flow `f` that do not open it yet, the clock to just before, at or just
+    /// after the moment they age out, then more outcomes: whether the old ones still count
+    /// decides.
+    fn age_round(&mut self, f: usize) {
+        let s = self.flows[f].s;
+        let Some(max_age) = s.max_age_ms else {
+            self.burst(f);
+            return;
+        };
+        let answer = failure_answer(&mut self.dice);
+        self.script(f, Some(answer));
+        let first = self.dice.range(1, s.minimum_calls.saturating_sub(1).max(1));
+        self.send(f, first);
+        let ms = if self.dice.chance(50) {
+            max_age
+        } else {
+            self.dice.near(max_age)
+        };
+        self.advance_by(ms.max(1));
+        let answer = burst_answer(&mut self.dice);
+        self.script(f, Some(answer));
+        let count = self.dice.range(1, s.minimum_calls.max(1));
+        self.send(f, count);
+    }
+
+    /// Moves the clock: most often to just before, at or just after the wait or age limit
+    /// of flow `f` (or another), measured from a moment something happened on it.
+    fn advance(&mut self, f: usize) {
+        let f = if self.dice.chance(75) {
+            f
+        } else {
+            self.dice.below(self.flows.len() as u64) as usize
+        };
+        let mut durations = vec![self.flows[f].s.open_for_ms];
+        durations.extend(self.flows[f].s.max_age_ms);
+        durations.retain(|d| *d > 0);
+        if durations.is_empty() || self.dice.chance(20) {
+            let most = durations.iter().copied().max().unwrap_or(10_000);
+            let ms = self.dice.millis(1, most.saturating_mul(2).max(2));
+            self.advance_by(ms);
+            return;
+        }
+        let d = *self.dice.pick(&durations);
+        self.advance_to_boundary(f, d);
+    }
+
+    /// Moves the clock to one millisecond before, at or after `d` past a recent moment of
+    /// flow `f`.
+    fn advance_to_boundary(&mut self, f: usize, d: u64) {
+        let ms = self.moments.toward(&mut self.dice, &self.flows[f].name, d);
+        self.advance_by(ms);
+    }
+
+    fn advance_by(&mut self, ms: u64) {
+        let ms = ms.clamp(1, grader_lab::limits::MAX_ADVANCE_MS);
+        self.moments.now += ms;
+        self.push(json!({"advance": {"ms": ms}}));
+    }
+}
+
+/// An answer for a burst: failures as often as successes, from every class.
+fn burst_answer(dice: &mut Dice) -> String {
+    if dice.chance(55) {
+        failure_answer(dice)
+    } else {
+        success_answer(dice)
+    }
+}
+
+/// A failure by rule 1: `429`, any 5xx, a timeout, a refused connection, a crashing
+/// client.
+fn failure_answer(dice: &mut Dice) -> String {
+    match *dice.weighted(&[
+        (6, 0),
+        (5, 1),
+        (3, 2),
+        (2, 3),
+        (3, 4),
+        (2, 5),
+        (3, 6),
+        (2, 7),
+    ]) {
+        0 => "503".to_owned(),
+        1 => dice.pick(&["500", "502", "504"]).to_string(),
+        2 => dice.range(500, 599).to_string(),
+        3 => "599".to_owned(),
+        4 => "429".to_owned(),
+        5 => "panic".to_owned(),
+        6 => "timeout".to_owned(),
+        _ => "refused".to_owned(),
+    }
+}
+
+/// A success by rule 1: any status that is neither 429 nor 5xx, the business refusals
+/// among them.
+fn success_answer(dice: &mut Dice) -> String {
+    match *dice.weighted(&[(8, 0), (2, 1), (3, 2), (2, 3), (1, 4), (1, 5), (1, 6)]) {
+        0 => "200".to_owned(),
+        1 => dice.pick(&["201", "202", "204"]).to_string(),
+        2 => dice.pick(&["400", "422"]).to_string(),
+        3 => {
+            let status = dice.range(400, 499);
+            if status == 429 {
+                "404".to_owned()
+            } else {
+                status.to_string()
+            }
+        }
+        4 => dice.range(100, 199).to_string(),
+        5 => dice.range(300, 399).to_string(),
+        _ => dice.range(200, 299).to_string(),
+    }
+}
+
+/// Any answer a script may give but `hold`.
+fn script_answer(dice: &mut Dice) -> String {
+    burst_answer(dice)
+}
+
+/// What held calls are released with: a status, a timeout or a refused connection.
+fn release_answer(dice: &mut Dice) -> String {
+    loop {
+        let answer = burst_answer(dice);
+        if answer != "panic" {
+            return answer;
+        }
+    }
+}
+
+/// A step of a draft with the expectations the reference's record shows, then checks of
+/// each flow it touched or changed, of the records and of the alerts when they changed;
+/// after the last step, of everything.
+pub fn fill(
+    step: &Value,
+    r: &StepRecord<Observation>,
+    before: Option<&Observation>,
+    last: bool,
+) -> Vec<Value> {
+    let outcomes: Vec<String> = r.requests.iter().map(|q| q.outcome.clone()).collect();
+    let mut step = step.clone();
+    let kind = kind(&step).to_owned();
+    let mut touched = None;
+    if let Some(fields) = fields_mut(&mut step) {
+        touched = fields
+            .get("flow")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        match kind.as_str() {
+            "send" => expect_in_order(fields, &outcomes),
+            "send_concurrent" => {
+                fields.insert("expect".into(), json!(tally(&outcomes)));
+            }
+            "release" => {
+                released_count(fields, &outcomes);
+                if let Some(o) = outcomes.first() {
+                    if outcomes.iter().all(|x| x == o) {
+                        fields.insert("expect".into(), Value::from(o.clone()));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = vec![step];
+    if kind == "script" && !last {
+        return out;
+    }
+    let o = &r.observation;
+    for flow in &o.flows {
+        let was = before.and_then(|b| b.flows.iter().find(|f| f.name == flow.name));
+        let changed = match was {
+            Some(was) => was != flow,
+            None => !untouched(flow),
+        };
+        let open = flow.state.as_deref().is_some_and(|s| s != "CLOSED");
+        let about = touched.as_deref() == Some(flow.name.as_str());
+        if last || changed || about || (kind == "advance" && open) {
+            out.push(expect(flow));
+        }
+    }
+    let transitions = o.transitions.clone().unwrap_or_default();
+    let had = before
+        .and_then(|b| b.transitions.clone())
+        .unwrap_or_default();
+    if last || transitions != had {
+        out.push(json!({"expect_transitions": transitions}));
+    }
+    let had = before.map(|b| b.alerts.clone()).unwrap_or_default();
+    if last || o.alerts != had {
+        out.push(json!({"expect_alerts": o.alerts}));
+    }
+    out
+}
+
+/// Whether a flow is as every scenario starts it.
+fn untouched(f: &FlowSnapshot) -> bool {
+    f.state.as_deref() == Some("CLOSED") && f.calls == 0 && f.in_flight == 0 && f.peak == 0
+}
+
+/// A check of everything observed of a flow.
+fn expect(f: &FlowSnapshot) -> Value {
+    let mut fields = Map::new();
+    fields.insert("flow".into(), Value::from(f.name.clone()));
+    if let Some(state) = &f.state {
+        fields.insert("state".into(), Value::from(state.clone()));
+    }
+    fields.insert("calls".into(), Value::from(f.calls));
+    fields.insert("in_flight".into(), Value::from(f.in_flight));
+    fields.insert("peak".into(), Value::from(f.peak));
+    if !f.answered.is_empty() {
+        fields.insert("answered".into(), json!(f.answered));
+    }
+    json!({ "expect": fields })
+}
+
+/// The rule of section 6 of the handout that a failed expectation of `step` checks.
+pub fn rule_hint(step: &Step, d: &Difference) -> Option<String> {
+    let expected = d.expected.as_str();
+    let observed = d.observed.as_str();
+    let words = |s: &str| -> Vec<String> {
+        s.split([',', ' ', '[', ']', ';'])
+            .filter(|w| !w.is_empty())
+            .map(str::to_owned)
+            .collect()
+    };
+    let has = |s: &str, w: &str| words(s).iter().any(|x| x == w);
+    let hint = match step {
+        Step::Send(_) | Step::SendConcurrent(_) | Step::Release(_) => {
+            if has(expected, "circuit_open") && !has(observed, "circuit_open") {
+                RULE_OPEN_REJECTS
+            } else if has(observed, "circuit_open") && !has(expected, "circuit_open") {
+                RULE_OPENS_WHEN
+            } else if has(expected, "no_capacity") || has(observed, "no_capacity") {
+                RULE_BULKHEAD
+            } else if has(expected, "held") || has(observed, "held") {
+                RULE_PROBES
+            } else {
+                RULE_ANSWER_UNCHANGED
+            }
+        }
+        Step::Expect(_) => {
+            if expected.contains(" circuit ") {
+                RULE_STATES
+            } else if expected.contains("calls reached") {
+                RULE_CALLS
+            } else if expected.contains("in progress") || expected.contains("at once at most") {
+                RULE_BULKHEAD
+            } else {
+                RULE_ANSWER_UNCHANGED
+            }
+        }
+        Step::ExpectTransitions(_) => RULE_RECORDS,
+        Step::ExpectAlerts(_) => RULE_ALERTS,
+        Step::Script(_) | Step::Advance(_) => return None,
+    };
+    Some(hint.to_owned())
+}
+
+const RULE_OPEN_REJECTS: &str = "An OPEN circuit answers circuit_open at once until open_for has elapsed since it opened, counted from the answer that opened it or the probe that failed (rules 6, 7 and 10: elapsed >= open_for, to the millisecond); HALF_OPEN lets `probes` probes through in all, not at once (rule 9).";
+const RULE_OPENS_WHEN: &str = "The circuit opens only when the window holds at least minimum_calls outcomes of messages answered while CLOSED, younger than max_age, and failures x 100 >= failure_rate_percent x outcomes (rules 2 to 4); late answers change nothing (rule 13), and the first message once open_for has elapsed is a probe (rule 7).";
+const RULE_BULKHEAD: &str = "At most max_concurrent messages of a flow are in progress; one more gets no_capacity at once, the slot comes back when the delivery ends (whatever it answered), and the breaker decides first, so a rejected message takes no slot and a probe turned away is handed back (rules 12, 18 to 20).";
+const RULE_PROBES: &str = "A message waits in the partner only if the breaker let it through: every message while CLOSED, and in HALF_OPEN only `probes` probes in all, each round (rules 6, 7, 9 and 12).";
+const RULE_ANSWER_UNCHANGED: &str = "A delivered message returns what the partner answered, unchanged: the gateway decides only circuit_open and no_capacity (rule 1 and section 4).";
+const RULE_STATES: &str = "The state changes only as the rules say: CLOSED to OPEN when the window's failure share reaches the rate with enough outcomes, OPEN to HALF_OPEN on the first message once open_for has elapsed, back to OPEN on a failed probe, to CLOSED when every probe of the round succeeded; time alone changes nothing, and late answers change nothing (rules 4 to 13).";
+const RULE_CALLS: &str = "A message reaches the partner only when the breaker lets it through and the bulkhead has a slot: every message while CLOSED, none while OPEN, `probes` in all in one HALF_OPEN round (rules 6 to 9, 18 and 20).";
+const RULE_RECORDS: &str = "Every change of state is recorded once, with the clock time when it happened (the answer's time, not the sending's) and the flow, in the gateway's one log; nothing else is recorded (rule 21).";
+const RULE_ALERTS: &str = "One Opened alert when the circuit opens from CLOSED, with the time of the answer that opened it and the window's failures and sample then; one Closed alert when it closes; none for a failed probe or anything else (rules 14 to 16).";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn defaults() -> Vec<TargetPlan<Settings>> {
+        let s = Settings {
+            window: 10,
+            minimum_calls: 10,
+            failure_rate_percent: 50,
+            max_age_ms: None,
+            open_for_ms: 10_000,
+            probes: 1,
+            max_concurrent: 5,
+        };
+        ["acme/ORDERS", "acme/INVOIC", "globex/ORDERS"]
+            .iter()
+            .map(|n| TargetPlan {
+                name: (*n).to_owned(),
+                settings: s,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_seed_draws_the_same_draft_every_time() {
+        let d = defaults();
+        assert_eq!(draft(42, &d), draft(42, &d));
+        assert_ne!(draft(42, &d), draft(43, &d));
+    }
+
+    #[test]
+    fn drafts_stay_within_the_lab_s_limits_and_meet_every_class_of_answer() {
+        let d = defaults();
+        let mut answers = std::collections::BTreeSet::new();
+        for seed in 1..300 {
+            let draft = draft(seed, &d);
+            assert!(draft.steps.len() <= MAX_STEPS + 3, "seed {seed}");
+            for step in &draft.steps {
+                if let Some(a) = step.pointer("/script/answer").and_then(Value::as_str) {
+                    let class = match a.parse::<u16>() {
+                        Ok(429) => "429".to_owned(),
+                        Ok(n) => format!("{}xx", n / 100),
+                        Err(_) => a.to_owned(),
+                    };
+                    answers.insert(class);
+                }
+            }
+            for (name, o) in &draft.targets {
+                let s: Settings =
+                    serde_json::from_value(merge(&d[0].settings, o)).expect("settings");
+                assert!(
+                    crate::validate::settings(&s).is_empty(),
+                    "seed {seed} {name}: {s:?}"
+                );
+            }
+        }
+        for class in [
+            "1xx", "2xx", "3xx", "4xx", "429", "5xx", "timeout", "refused", "panic", "hold",
+        ] {
+            assert!(answers.contains(class), "no {class} drawn");
+        }
+    }
+
+    fn merge(s: &Settings, o: &Value) -> Value {
+        let mut v = serde_json::to_value(s).expect("settings");
+        if let (Value::Object(v), Value::Object(o)) = (&mut v, o) {
+            v.extend(o.clone());
+        }
+        v
+    }
+}

@@ -1,0 +1,553 @@
+//! Lab 6's generated scenarios: drafts drawn from a seed, filled in from what the
+//! reference did, and the rule a failed step checks.
+//!
+//! A draft moves every setting of a dependency off its default (slots, queue length and
+//! wait, budget, attempts, backoff, jitter and its seed, the window, rate, wait and
+//! probes), then plays bursts of every answer (quotes, no tariff, unavailable, refused,
+//! crashing clients), holds calls so that requests queue, expire and time out, releases
+//! them later, sends to several shop instances and through layers, and moves the clock to
+//! one millisecond before, at and after the moments a queue wait, a budget, a pause or a
+//! circuit's wait ends, measured from when requests were sent. Concurrent sends go only
+//! to a dependency that holds calls, and backoffs stay above 0 so that every retry waits
+//! on the fake clock: nothing drawn depends on thread timing.
+
+use grader_lab::generate::{Moments, expect_in_order, fields_mut, kind, released_count, tally};
+use grader_lab::{Dice, Difference, Draft, StepRecord, TargetPlan};
+use lab6_harness::wire::{DependencySnapshot, LaneSnapshot, METRICS, Observation, Settings};
+use serde_json::{Map, Value, json};
+
+use crate::steps::Step;
+
+/// The most steps a draft has, and the most requests it sends in all.
+const MAX_STEPS: usize = 30;
+const MAX_REQUESTS: u64 = 90;
+
+/// The draft of `seed`.
+pub fn draft(seed: u64, defaults: &[TargetPlan<Settings>]) -> Draft {
+    let mut dice = Dice::new(seed);
+    let mut targets = Map::new();
+    let mut deps = Vec::new();
+    for t in defaults {
+        let settings = if dice.chance(80) {
+            let s = settings(&mut dice, &t.settings);
+            targets.insert(t.name.clone(), overrides(&s, &t.settings));
+            s
+        } else {
+            t.settings
+        };
+        deps.push(Dependency {
+            name: t.name.clone(),
+            s: settings,
+            holding: false,
+            may_hold: false,
+        });
+    }
+    let instances = *dice.weighted(&[(6, 1), (2, 2), (1, 3)]);
+    let mut g = Drawing {
+        dice,
+        deps,
+        instances,
+        moments: Moments::default(),
+        steps: Vec::new(),
+        requests: 0,
+    };
+    g.play();
+    Draft {
+        targets,
+        steps: g.steps,
+    }
+}
+
+/// Settings for one dependency, within the lab's ranges, most of them off the defaults.
+fn settings(dice: &mut Dice, default: &Settings) -> Settings {
+    let window = *dice.pick(&[1, 2, 3, 4, 5, 6, 8, 10, 12]);
+    let minimum_calls = if dice.chance(35) {
+        window
+    } else {
+        dice.range(1, window)
+    };
+    let any_rate = dice.range(1, 100);
+    let rate = *dice.weighted(&[(3, 50), (2, 100), (2, 34), (2, 67), (1, 25), (2, any_rate)]);
+    let drawn = Settings {
+        max_active: *dice.weighted(&[(3, 1), (3, 2), (2, 3), (1, 4), (1, 8)]),
+        max_queued: *dice.weighted(&[(2, 0), (3, 1), (3, 2), (2, 3), (1, 10)]),
+        max_queue_wait_ms: dice.millis(0, 60),
+        budget_ms: dice.millis(20, 500),
+        max_attempts: *dice.weighted(&[(2, 1), (3, 2), (3, 3), (1, 4)]),
+        backoff_ms: dice.millis(1, 120),
+        jitter_percent: *dice.weighted(&[(2, 0), (1, 25), (1, 50), (2, 100), (1, any_rate)]),
+        jitter_seed: dice.range(1, 1000),
+        window,
+        minimum_calls,
+        failure_rate_percent: rate,
+        open_for_ms: dice.millis(1, 15_000),
+        probes: *dice.weighted(&[(4, 1), (3, 2), (1, 3)]),
+    };
+    if drawn == *default {
+        Settings { probes: 2, ..drawn }
+    } else {
+        drawn
+    }
+}
+
+/// The fields of `s` that differ from `default`, as a scenario's `targets` writes them.
+fn overrides(s: &Settings, default: &Settings) -> Value {
+    let (Value::Object(now), Value::Object(was)) = (json!(s), json!(default)) else {
+        return json!({});
+    };
+    Value::Object(
+        now.into_iter()
+            .filter(|(k, v)| was.get(k) != Some(v))
+            .collect(),
+    )
+}
+
+/// A dependency as the draft goes.
+struct Dependency {
+    name: String,
+    s: Settings,
+    holding: bool,
+    may_hold: bool,
+}
+
+/// A draft being drawn.
+struct Drawing {
+    dice: Dice,
+    deps: Vec<Dependency>,
+    /// Shop instances the draft sends to.
+    instances: u64,
+    moments: Moments,
+    steps: Vec<Value>,
+    requests: u64,
+}
+
+impl Drawing {
+    fn play(&mut self) {
+        // Checkouts most of all; the catalog as a bystander or on its own.
+        let main = if self.dice.chance(80) { 0 } else { 1 };
+        let moves = self.dice.range(5, 18);
+        for _ in 0..moves {
+            if self.steps.len() >= MAX_STEPS - 2 || self.requests >= MAX_REQUESTS {
+                break;
+            }
+            let d = if self.dice.chance(75) {
+                main
+            } else {
+                self.dice.below(self.deps.len() as u64) as usize
+            };
+            match *self
+                .dice
+                .weighted(&[(28, 0), (16, 1), (12, 2), (26, 3), (10, 4), (8, 5)])
+            {
+                0 => self.burst(d),
+                1 => self.hold(d),
+                2 => self.release(d),
+                3 => self.advance(d),
+                4 => self.probe_round(d),
+                _ => self.layered(d),
+            }
+        }
+        if self.dice.chance(50) {
+            for d in 0..self.deps.len() {
+                if self.deps[d].may_hold && self.steps.len() < MAX_STEPS {
+                    let answer = release_answer(&mut self.dice);
+                    let name = self.deps[d].name.clone();
+                    self.steps
+                        .push(json!({"release": {"target": name, "answer": answer}}));
+                    self.moments.note(&self.deps[d].name);
+                }
+            }
+        }
+    }
+
+    fn instance(&mut self) -> u64 {
+        if self.instances > 1 && self.dice.chance(35) {
+            self.dice.range(2, self.instances)
+        } else {
+            1
+        }
+    }
+
+    fn script(&mut self, d: usize, answer: &str) {
+        self.deps[d].holding = answer == "hold";
+        let name = self.deps[d].name.clone();
+        self.steps
+            .push(json!({"script": {"target": name, "answer": answer}}));
+    }
+
+    /// Sends `count` requests to dependency `d`, one after the other, through `layers`.
+    fn send(&mut self, d: usize, count: u64, layers: u64) {
+        let count = count.clamp(1, MAX_REQUESTS.saturating_sub(self.requests).max(1));
+        self.requests += count;
+        if self.deps[d].holding {
+            self.deps[d].may_hold = true;
+        }
+        let mut fields = Map::new();
+        fields.insert("target".into(), Value::from(self.deps[d].name.clone()));
+        if count > 1 {
+            fields.insert("count".into(), Value::from(count));
+        }
+        let instance = self.instance();
+        if instance > 1 {
+            fields.insert("instance".into(), Value::from(instance));
+        }
+        if layers > 1 {
+            fields.insert("layers".into(), Value::from(layers));
+        }
+        self.steps.push(json!({ "send": fields }));
+        self.moments.note(&self.deps[d].name);
+    }
+
+    /// An answer, then enough requests to fill the breaker's window.
+    fn burst(&mut self, d: usize) {
+        let answer = answer(&mut self.dice);
+        self.script(d, &answer);
+        let count = self.dice.range(1, self.deps[d].s.window + 2);
+        self.send(d, count, 1);
+    }
+
+    /// Held calls: enough requests to take every slot and queue, and some turned away.
+    fn hold(&mut self, d: usize) {
+        if !self.deps[d].holding {
+            self.script(d, "hold");
+        }
+        let s = self.deps[d].s;
+        let count = self.dice.range(1, s.max_active + s.max_queued + 2);
+        if self.dice.chance(50) {
+            self.send(d, count, 1);
+        } else {
+            self.requests += count;
+            self.deps[d].may_hold = true;
+            let name = self.deps[d].name.clone();
+            let instance = self.instance();
+            let step = if instance > 1 {
+                json!({"send_concurrent": {"target": name, "count": count, "instance": instance}})
+            } else {
+                json!({"send_concurrent": {"target": name, "count": count}})
+            };
+            self.steps.push(step);
+            self.moments.note(&self.deps[d].name);
+        }
+    }
+
+    /// Answers held calls of dependency `d`, the oldest first.
+    fn release(&mut self, d: usize) {
+        if !self.deps[d].may_hold {
+            self.hold(d);
+            return;
+        }
+        let name = self.deps[d].name.clone();
+        let answer = release_answer(&mut self.dice);
+        let step = if self.dice.chance(40) {
+            let count = self.dice.range(1, 3);
+            json!({"release": {"target": name, "count": count, "answer": answer}})
+        } else {
+            json!({"release": {"target": name, "answer": answer}})
+        };
+        self.steps.push(step);
+        self.moments.note(&self.deps[d].name);
+    }
+
+    /// The clock to just before, at or just after the end of a queue wait, a budget, a
+    /// pause or a circuit's wait of dependency `d`.
+    fn advance(&mut self, d: usize) {
+        let s = self.deps[d].s;
+        let durations = [
+            s.max_queue_wait_ms,
+            s.budget_ms,
+            s.backoff_ms,
+            s.backoff_ms * 3,
+            s.open_for_ms,
+            s.budget_ms + s.open_for_ms,
+        ];
+        let d_ms = *self.dice.pick(&durations);
+        let ms = if self.dice.chance(15) {
+            self.dice.millis(1, s.budget_ms.saturating_mul(2))
+        } else {
+            self.moments
+                .toward(&mut self.dice, &self.deps[d].name, d_ms.max(1))
+        };
+        self.advance_by(ms);
+    }
+
+    /// The end of a circuit's wait, then probes that may be held, fail or succeed.
+    fn probe_round(&mut self, d: usize) {
+        let s = self.deps[d].s;
+        let from = *self
+            .dice
+            .pick(&[s.open_for_ms, s.open_for_ms + s.budget_ms]);
+        let ms = self
+            .moments
+            .toward(&mut self.dice, &self.deps[d].name, from);
+        self.advance_by(ms);
+        let answer = if self.dice.chance(30) {
+            "hold".to_owned()
+        } else {
+            answer(&mut self.dice)
+        };
+        self.script(d, &answer);
+        let count = self.dice.range(1, s.probes + 2);
+        self.send(d, count, 1);
+    }
+
+    /// A request through two or three layers that all retry.
+    fn layered(&mut self, d: usize) {
+        let answer = answer(&mut self.dice);
+        self.script(d, &answer);
+        let layers = self.dice.range(2, 3);
+        self.send(d, 1, layers);
+    }
+
+    fn advance_by(&mut self, ms: u64) {
+        let ms = ms.clamp(1, grader_lab::limits::MAX_ADVANCE_MS);
+        self.moments.now += ms;
+        self.steps.push(json!({"advance": {"ms": ms}}));
+    }
+}
+
+/// An answer a dependency may be scripted with, `hold` aside.
+fn answer(dice: &mut Dice) -> String {
+    dice.weighted(&[
+        (6, "ok"),
+        (2, "no_tariff"),
+        (5, "unavailable"),
+        (3, "refused"),
+        (1, "panic"),
+    ])
+    .to_string()
+}
+
+/// What held calls are answered with.
+fn release_answer(dice: &mut Dice) -> String {
+    dice.weighted(&[
+        (5, "ok"),
+        (2, "no_tariff"),
+        (3, "unavailable"),
+        (2, "refused"),
+    ])
+    .to_string()
+}
+
+/// A step of a draft with the expectations the reference's record shows, then checks of
+/// what changed: each instance's view of each dependency and the dependency's counts,
+/// and instance 1's records; after the last step, of everything.
+pub fn fill(
+    step: &Value,
+    r: &StepRecord<Observation>,
+    before: Option<&Observation>,
+    last: bool,
+) -> Vec<Value> {
+    let outcomes: Vec<String> = r.requests.iter().map(|q| q.outcome.clone()).collect();
+    let mut step = step.clone();
+    let kind = kind(&step).to_owned();
+    let mut touched = None;
+    if let Some(fields) = fields_mut(&mut step) {
+        touched = fields
+            .get("target")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        match kind.as_str() {
+            "send" => expect_in_order(fields, &outcomes),
+            "send_concurrent" | "advance" => {
+                fields.insert("expect".into(), json!(tally(&outcomes)));
+            }
+            "release" => {
+                released_count(fields, &outcomes);
+                fields.insert("expect".into(), json!(tally(&outcomes)));
+            }
+            _ => {}
+        }
+    }
+    let mut out = vec![step];
+    if kind == "script" && !last {
+        return out;
+    }
+    let o = &r.observation;
+    for dep in &o.dependencies {
+        for (i, instance) in o.instances.iter().enumerate() {
+            let Some(lane) = instance.lanes.iter().find(|l| l.name == dep.name) else {
+                continue;
+            };
+            let was = before.and_then(|b| {
+                let d = b.dependencies.iter().find(|d| d.name == dep.name)?;
+                let l = b
+                    .instances
+                    .get(i)?
+                    .lanes
+                    .iter()
+                    .find(|l| l.name == dep.name)?;
+                Some((d, l))
+            });
+            let changed = match was {
+                Some((d, l)) => d != dep || l != lane,
+                None => !untouched(dep, lane),
+            };
+            let about = touched.as_deref() == Some(dep.name.as_str());
+            if last || changed || (about && i == 0) {
+                out.push(expect(dep, lane, i + 1));
+            }
+        }
+    }
+    let records = o.transitions.first().cloned().flatten().unwrap_or_default();
+    let had = before
+        .and_then(|b| b.transitions.first().cloned().flatten())
+        .unwrap_or_default();
+    if last || records != had {
+        out.push(json!({ "expect_transitions": records }));
+    }
+    out
+}
+
+/// Whether a dependency and an instance's view of it are as every scenario starts.
+fn untouched(d: &DependencySnapshot, l: &LaneSnapshot) -> bool {
+    d.calls == 0
+        && d.in_flight == 0
+        && l.state.as_deref() == Some("CLOSED")
+        && l.held + l.queued + l.pausing == 0
+        && l.metrics
+            .as_ref()
+            .is_some_and(|m| m.values().all(|n| *n == 0))
+}
+
+/// A check of everything observed of a dependency and an instance's view of it.
+fn expect(d: &DependencySnapshot, l: &LaneSnapshot, instance: usize) -> Value {
+    let mut fields = Map::new();
+    fields.insert("target".into(), Value::from(d.name.clone()));
+    if instance > 1 {
+        fields.insert("instance".into(), Value::from(instance));
+    }
+    if let Some(state) = &l.state {
+        fields.insert("state".into(), Value::from(state.clone()));
+    }
+    fields.insert("held".into(), Value::from(l.held));
+    fields.insert("queued".into(), Value::from(l.queued));
+    fields.insert("pausing".into(), Value::from(l.pausing));
+    if let Some(metrics) = &l.metrics {
+        let all: Map<String, Value> = METRICS
+            .iter()
+            .map(|m| {
+                (
+                    (*m).to_owned(),
+                    Value::from(metrics.get(*m).copied().unwrap_or(0)),
+                )
+            })
+            .collect();
+        fields.insert("metrics".into(), Value::Object(all));
+    }
+    fields.insert("calls".into(), Value::from(d.calls));
+    fields.insert("in_flight".into(), Value::from(d.in_flight));
+    fields.insert("peak".into(), Value::from(d.peak));
+    if !d.answered.is_empty() {
+        fields.insert("answered".into(), json!(d.answered));
+    }
+    json!({ "expect": fields })
+}
+
+/// The rule of section 8 of the handout that a failed expectation of `step` checks.
+pub fn rule_hint(step: &Step, d: &Difference) -> Option<String> {
+    let text = format!("{} {}", d.expected, d.observed);
+    let has = |w: &str| text.contains(w);
+    let hint = match step {
+        Step::Send(_) | Step::SendConcurrent(_) | Step::Release(_) | Step::Advance(_) => {
+            if has("queue_expired") || has("queued") {
+                RULE_QUEUE
+            } else if has("no_capacity") {
+                RULE_ADMISSION
+            } else if has("timeout") || has("held") {
+                RULE_BUDGET
+            } else if has("pausing") {
+                RULE_RETRIES
+            } else if has("circuit_open") {
+                RULE_BREAKER
+            } else {
+                RULE_DEGRADATION
+            }
+        }
+        Step::Expect(_) => {
+            if has(" circuit ") {
+                RULE_BREAKER
+            } else if has("metric") {
+                RULE_METRICS
+            } else if has("queued for") {
+                RULE_QUEUE
+            } else if has("pausing") {
+                RULE_RETRIES
+            } else if has("waiting for an answer") || has("in progress") || has("at once at most") {
+                RULE_ADMISSION
+            } else {
+                RULE_CALLS
+            }
+        }
+        Step::ExpectTransitions(_) => RULE_RECORDS,
+        Step::Script(_) => return None,
+    };
+    Some(hint.to_owned())
+}
+
+const RULE_ADMISSION: &str = "At most max_active calls of a dependency run at once per instance, and a slot stays taken until the vendor answers, even when the caller gave up; one more request queues if fewer than max_queued wait, else gets no_capacity at once (rules 1, 2 and 5).";
+const RULE_QUEUE: &str = "The queue is first come, first served; a request queued at T may still get a slot at T + max_queue_wait and has left with queue_expired at any later instant, or when the budget ends while it waits (rules 3 and 4).";
+const RULE_BUDGET: &str = "One budget per operation, from the start of Client::call: the queue, every attempt and every pause spend it; a caller waits for an answer until the budget's end, then the attempt is a timeout, and an attempt that would start at or after the end does not start (rules 6 to 8).";
+const RULE_RETRIES: &str = "max_attempts counts the first attempt; only unavailable and refused are retried, after a pause of backoff x 2^(r-1) plus the seeded jitter of that operation and retry; only the client retries (rules 9 to 12).";
+const RULE_BREAKER: &str = "The breaker is lab 5's without max_age: the window of the latest `window` observations opens it at failures x 100 >= rate x outcomes with at least minimum_calls; OPEN turns attempts away until open_for has elapsed; probes in all per round; timeouts fail, no_tariff succeeds, the shop's own rejections count for nothing (rules 13 to 15).";
+const RULE_DEGRADATION: &str = "checkout confirms only with the price the vendor quoted; no_tariff is NoTariff; anything else is Unavailable with the last attempt's cause; browsing uses the catalog's client only (rules 17 and 18).";
+const RULE_METRICS: &str = "Each attempt that ends in timeout, no_capacity, queue_expired, circuit_open or no_tariff adds one to that count of its dependency's metrics, and nothing else does (rule 19).";
+const RULE_CALLS: &str = "A call reaches the vendor once per attempt the breaker and the bulkhead let through: max_attempts in all, the first included, only after quick failures, and only the client retries (rules 9 to 15).";
+const RULE_RECORDS: &str = "Every change of state goes to the shop's one TransitionLog with the clock's time and the dependency's name, and nothing else does (rule 16).";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn defaults() -> Vec<TargetPlan<Settings>> {
+        let s = Settings {
+            max_active: 8,
+            max_queued: 10,
+            max_queue_wait_ms: 20,
+            budget_ms: 300,
+            max_attempts: 3,
+            backoff_ms: 50,
+            jitter_percent: 100,
+            jitter_seed: 1,
+            window: 10,
+            minimum_calls: 10,
+            failure_rate_percent: 50,
+            open_for_ms: 10_000,
+            probes: 1,
+        };
+        ["shipping", "catalog"]
+            .iter()
+            .map(|n| TargetPlan {
+                name: (*n).to_owned(),
+                settings: s,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_seed_draws_the_same_draft_every_time() {
+        let d = defaults();
+        assert_eq!(draft(7, &d), draft(7, &d));
+        assert_ne!(draft(7, &d), draft(8, &d));
+    }
+
+    #[test]
+    fn drafts_keep_the_settings_valid_and_every_retry_on_the_fake_clock() {
+        let d = defaults();
+        for seed in 1..300 {
+            let draft = draft(seed, &d);
+            assert!(draft.steps.len() <= MAX_STEPS, "seed {seed}");
+            for (name, o) in &draft.targets {
+                let mut v = json!(d[0].settings);
+                if let (Value::Object(v), Value::Object(o)) = (&mut v, o) {
+                    v.extend(o.clone());
+                }
+                let s: Settings = serde_json::from_value(v).expect("settings");
+                assert!(
+                    crate::validate::settings(&s).is_empty(),
+                    "seed {seed} {name}"
+                );
+                assert!(s.backoff_ms >= 1, "seed {seed} {name}: a pause of 0 races");
+            }
+        }
+    }
+}
