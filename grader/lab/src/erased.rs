@@ -87,6 +87,8 @@ pub trait DynPlugin: Send + Sync {
     ) -> Result<Vec<Value>, String>;
     /// [`Plugin::rule_hint`].
     fn rule_hint(&self, step: &AnyStep, difference: &Difference) -> Option<String>;
+    /// [`Plugin::unpinned`]; `Err` when an observation is not what the lab's harness writes.
+    fn unpinned(&self, steps: &[Value], records: &[StepRecord]) -> Result<Option<usize>, String>;
 }
 
 /// A step that is not this plug-in's (the core never makes one): described as such,
@@ -250,27 +252,50 @@ impl<P: Plugin> DynPlugin for P {
         before: Option<&Value>,
         last: bool,
     ) -> Result<Vec<Value>, String> {
-        let read = |o: &Value| {
-            serde_json::from_value::<P::Observation>(o.clone()).map_err(|e| {
-                format!(
-                    "an observation does not fit lab {}: {e}",
-                    Plugin::name(self)
-                )
+        let typed = typed_record::<P>(self, record)?;
+        let before = before
+            .map(|o| {
+                serde_json::from_value::<P::Observation>(o.clone()).map_err(|e| {
+                    format!(
+                        "an observation does not fit lab {}: {e}",
+                        Plugin::name(self)
+                    )
+                })
             })
-        };
-        let typed = StepRecord {
-            step: record.step,
-            at_ms: record.at_ms,
-            requests: record.requests.clone(),
-            observation: read(&record.observation)?,
-        };
-        let before = before.map(read).transpose()?;
+            .transpose()?;
         Ok(Plugin::fill(self, step, &typed, before.as_ref(), last))
     }
 
     fn rule_hint(&self, step: &AnyStep, difference: &Difference) -> Option<String> {
         Plugin::rule_hint(self, mine::<P>(step)?, difference)
     }
+
+    fn unpinned(&self, steps: &[Value], records: &[StepRecord]) -> Result<Option<usize>, String> {
+        let typed = records
+            .iter()
+            .map(|r| typed_record::<P>(self, r))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Plugin::unpinned(self, steps, &typed))
+    }
+}
+
+/// A record with the lab's own observation, or why it does not fit.
+fn typed_record<P: Plugin>(
+    plugin: &P,
+    record: &StepRecord,
+) -> Result<StepRecord<P::Observation>, String> {
+    let observation = serde_json::from_value(record.observation.clone()).map_err(|e| {
+        format!(
+            "an observation does not fit lab {}: {e}",
+            Plugin::name(plugin)
+        )
+    })?;
+    Ok(StepRecord {
+        step: record.step,
+        at_ms: record.at_ms,
+        requests: record.requests.clone(),
+        observation,
+    })
 }
 
 /// The plug-in's own step inside `step`.

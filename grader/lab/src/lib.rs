@@ -147,6 +147,20 @@ pub trait Plugin: Send + Sync + 'static {
         vec![step.clone()]
     }
 
+    /// The first step of a generated scenario whose outcome the lab's rules leave open,
+    /// given what the reference did at each step (`records`, one per step of `steps`):
+    /// a step where two correct solutions may differ (lab 4's late answer after the
+    /// circuit closed again, which its handout lets be counted or ignored). The scenario
+    /// is cut before it. `None` (the default): the rules decide every step.
+    fn unpinned(
+        &self,
+        steps: &[Value],
+        records: &[StepRecord<Self::Observation>],
+    ) -> Option<usize> {
+        let _ = (steps, records);
+        None
+    }
+
     /// The rule that an expectation of `step` checks, as a hint for a generated scenario
     /// that failed there, given what differed; `None` leaves the scenario's own hint.
     fn rule_hint(&self, step: &Self::Step, difference: &Difference) -> Option<String> {

@@ -113,3 +113,48 @@ fn read_graded(lab: &Lab, path: &std::path::Path) -> Result<std::ops::Range<u64>
     }
     Ok(file.from..file.from + file.count)
 }
+
+/// What is wrong with a lab's generated scenarios, before any is drawn: a category that
+/// is not the lab's, no points, a plug-in without a generator.
+pub fn problems(lab: &Lab, seeds: Option<&Seeds>) -> Vec<Diagnostic> {
+    let Some(seeds) = seeds else {
+        return Vec::new();
+    };
+    let path = lab.dir.join("lab.json");
+    let shown = crate::lab::kit::shown_path(&lab.kit, &path);
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let at = crate::scenario::load::key_pos(&text, 0, text.len(), "generated");
+    let mut problems = Vec::new();
+    let g = &seeds.settings;
+    if lab.category(&g.category).is_none() {
+        problems.push(
+            Diagnostic::at(&shown, at, format!("generated scenarios score in `{}`, which is not one of the lab's categories", g.category))
+                .help("add it to \"categories\" (last, so generated scenarios are reported last), or name one that is there"),
+        );
+    }
+    if g.points == 0 {
+        problems.push(
+            Diagnostic::at(
+                &shown,
+                at,
+                "generated scenarios are worth 0 points: they would change no grade",
+            )
+            .help("give them 1 point or more each"),
+        );
+    }
+    let defaults = crate::scenario::settings::resolve(lab, &std::collections::BTreeMap::new());
+    if !matches!(lab.plugin.generate(1, &defaults), Ok(Some(_))) {
+        problems.push(
+            Diagnostic::at(
+                &shown,
+                at,
+                format!(
+                    "{} has generated scenarios, but its plug-in draws none",
+                    lab.manifest.name
+                ),
+            )
+            .help("implement Plugin::generate in the lab's plug-in, or remove \"generated\""),
+        );
+    }
+    problems
+}

@@ -366,9 +366,9 @@ pub fn after_check(
         super::write_file(lab, &shown, &shrunk.text)?;
         let _ = writeln!(
             progress,
-            "{} differs from the reference; shrunk to {} steps: {}\n  replay: grader check {} --scenario {}",
+            "{} differs from the reference; shrunk to {}: {}\n  replay: grader check {} --scenario {}",
             super::name(seed),
-            shrunk.steps,
+            grader_lab::quantity(shrunk.steps as u64, "step"),
             shown.display(),
             lab.manifest.name,
             shown.display()

@@ -28,8 +28,13 @@ pub struct Counts {
     pub visible: usize,
     /// Scenario files in `hidden/`.
     pub hidden: usize,
-    /// Points of every scenario that could be read.
+    /// Points of every scenario that could be read, and of the generated scenarios
+    /// graded in CI.
     pub points: u32,
+    /// Points of the generated scenarios graded in CI (instructors' kit).
+    pub generated: u32,
+    /// How many generated scenarios are graded in CI (instructors' kit).
+    pub generated_scenarios: usize,
     /// Mutant files.
     pub mutants: usize,
     /// Folders of correct alternatives.
@@ -61,8 +66,16 @@ impl LabReport {
     /// mutants, 5 alternatives: all valid`, or the number of problems.
     pub fn summary(&self) -> String {
         let c = &self.counts;
+        let generated = if c.generated_scenarios > 0 {
+            format!(
+                " and {} graded in CI",
+                quantity(c.generated_scenarios as u64, "generated scenario")
+            )
+        } else {
+            String::new()
+        };
         let mut text = format!(
-            "{}: {} ({} visible, {} hidden), {}, {}, {}",
+            "{}: {} ({} visible, {} hidden){generated}, {}, {}, {}",
             self.name,
             quantity((c.visible + c.hidden) as u64, "scenario"),
             c.visible,
@@ -173,10 +186,22 @@ pub fn lab(lab: &Lab) -> Result<LabReport, Error> {
     let mutants_dir = crate::instructor::mutants::dir(lab);
     let mutant_files = lab.mutant_files()?;
     let alternatives = lab.alternative_folders()?;
+    let seeds = match crate::generate::Seeds::of(lab) {
+        Ok(seeds) => seeds,
+        Err(Error::Invalid(mut found)) => {
+            problems.append(&mut found);
+            None
+        }
+        Err(e) => return Err(e),
+    };
+    problems.extend(crate::generate::seeds::problems(lab, seeds.as_ref()));
+    let (generated_n, generated) = seeds.as_ref().map_or((0, 0), |s| s.graded_points());
     let counts = Counts {
         visible: visible_files.len(),
         hidden: hidden_files.len(),
-        points: loaded.scenarios.iter().map(|s| s.points).sum(),
+        points: loaded.scenarios.iter().map(|s| s.points).sum::<u32>() + generated,
+        generated,
+        generated_scenarios: generated_n,
         mutants: mutant_files.len(),
         alternatives: alternatives.len(),
         instructor_edition: files.has_hidden || mutants_dir.is_dir(),
@@ -188,7 +213,8 @@ pub fn lab(lab: &Lab) -> Result<LabReport, Error> {
     };
     // A handout is checked against the lab's data only when all of it could be read.
     let handout = if files_ok {
-        let facts = super::handout::Facts::of(lab, &loaded.scenarios, counts.instructor_edition);
+        let facts = super::handout::Facts::of(lab, &loaded.scenarios, counts.instructor_edition)
+            .with_generated(generated_n as u64, u64::from(generated));
         super::handout::check(lab, &facts)
     } else {
         super::handout::Findings::default()
@@ -403,8 +429,13 @@ fn points_problem(lab: &Lab, scenarios: &[Scenario], counts: &Counts) -> Option<
             &shown,
             key_pos(&text, 0, text.len(), "total_points"),
             format!(
-                "total_points is {total}, but the scenarios add up to {sum} ({} visible, {hidden} hidden)",
-                sum - hidden
+                "total_points is {total}, but the scenarios add up to {sum} ({} visible, {hidden} hidden{})",
+                sum - hidden - counts.generated,
+                if counts.generated > 0 {
+                    format!(", {} generated", counts.generated)
+                } else {
+                    String::new()
+                }
             ),
         )
         .help(format!(

@@ -13,6 +13,7 @@ mod drafts;
 mod errors;
 mod failures;
 mod formats;
+mod generated;
 mod handout;
 mod instructor_kit;
 mod instructors;

@@ -67,6 +67,7 @@ pub fn draft(seed: u64, defaults: &[TargetPlan<Settings>]) -> Draft {
             codes,
             holding: false,
             may_hold: false,
+            held: 0,
         });
     }
     let mut g = Drawing {
@@ -91,6 +92,8 @@ struct Lane {
     codes: Vec<String>,
     holding: bool,
     may_hold: bool,
+    /// Requests sent while it held calls: at most this many are held.
+    held: u64,
 }
 
 /// A draft being drawn.
@@ -107,7 +110,8 @@ impl Drawing {
         let main = self.dice.below(self.lanes.len() as u64) as usize;
         let moves = self.dice.range(5, 18);
         for _ in 0..moves {
-            if self.steps.len() >= MAX_STEPS - 2 || self.requests >= MAX_REQUESTS {
+            // The longest move takes eleven steps.
+            if self.steps.len() + 11 > MAX_STEPS || self.requests >= MAX_REQUESTS {
                 break;
             }
             let t = if self.dice.chance(75) {
@@ -115,25 +119,30 @@ impl Drawing {
             } else {
                 self.dice.below(self.lanes.len() as u64) as usize
             };
-            match *self
-                .dice
-                .weighted(&[(32, 0), (14, 1), (12, 2), (24, 3), (14, 4)])
-            {
+            match *self.dice.weighted(&[
+                (24, 0),
+                (10, 1),
+                (10, 2),
+                (18, 3),
+                (12, 4),
+                (14, 5),
+                (12, 6),
+            ]) {
                 0 => self.burst(t),
                 1 => self.hold(t),
                 2 => self.release(t),
                 3 => self.advance(t),
-                _ => self.trial(t),
+                4 => self.trial(t),
+                5 => self.late_story(t),
+                _ => self.slow_trial(t),
             }
         }
         if self.dice.chance(50) {
             for t in 0..self.lanes.len() {
-                if self.lanes[t].may_hold && self.steps.len() < MAX_STEPS {
-                    let answer = self.code(t);
-                    let name = self.lanes[t].name.clone();
-                    self.steps
-                        .push(json!({"release": {"target": name, "answer": answer}}));
-                    self.moments.note(&self.lanes[t].name);
+                for _ in 0..self.lanes[t].held.min(3) {
+                    if self.steps.len() < MAX_STEPS + 3 {
+                        self.release(t);
+                    }
                 }
             }
         }
@@ -163,6 +172,7 @@ impl Drawing {
         self.requests += count;
         if self.lanes[t].holding {
             self.lanes[t].may_hold = true;
+            self.lanes[t].held += count;
         }
         let name = self.lanes[t].name.clone();
         let step = if count == 1 {
@@ -206,6 +216,7 @@ impl Drawing {
         } else {
             self.requests += count;
             self.lanes[t].may_hold = true;
+            self.lanes[t].held += count;
             let name = self.lanes[t].name.clone();
             self.steps
                 .push(json!({"send_concurrent": {"target": name, "count": count}}));
@@ -218,15 +229,13 @@ impl Drawing {
             self.hold(t);
             return;
         }
+        // One call at a time: calls released together return in whatever order their
+        // threads run, which a mistaken relay could tell apart on one run and not the next.
         let name = self.lanes[t].name.clone();
         let answer = self.code(t);
-        let step = if self.dice.chance(40) {
-            let count = self.dice.range(1, 2);
-            json!({"release": {"target": name, "count": count, "answer": answer}})
-        } else {
-            json!({"release": {"target": name, "answer": answer}})
-        };
-        self.steps.push(step);
+        self.steps
+            .push(json!({"release": {"target": name, "count": 1, "answer": answer}}));
+        self.lanes[t].held = self.lanes[t].held.saturating_sub(1);
         self.moments.note(&self.lanes[t].name);
     }
 
@@ -256,6 +265,7 @@ impl Drawing {
         if answer == "hold" && self.dice.chance(50) {
             self.requests += count;
             self.lanes[t].may_hold = true;
+            self.lanes[t].held += count;
             let name = self.lanes[t].name.clone();
             self.steps
                 .push(json!({"send_concurrent": {"target": name, "count": count}}));
@@ -263,6 +273,80 @@ impl Drawing {
         } else {
             self.send(t, count);
         }
+    }
+
+    /// Calls held while `CLOSED`, failures that open the circuit past them, then the old
+    /// calls answering late: while it is `OPEN`, or while a trial is out.
+    fn late_story(&mut self, t: usize) {
+        let s = self.lanes[t].s;
+        self.script(t, "hold");
+        let old = self
+            .dice
+            .range(1, s.max_concurrent.saturating_sub(1).max(1));
+        self.send(t, old);
+        let failure = self.failure(t);
+        self.script(t, &failure);
+        let count = u64::from(s.failure_threshold) + self.dice.range(0, 1);
+        self.send(t, count);
+        if self.dice.chance(40) {
+            self.release(t);
+            if self.dice.chance(50) {
+                self.advance(t);
+            }
+            return;
+        }
+        self.advance(t);
+        let trial = if self.dice.chance(50) {
+            "hold".to_owned()
+        } else {
+            self.code(t)
+        };
+        self.script(t, &trial);
+        let count = self.dice.range(1, 2);
+        self.send(t, count);
+        self.release(t);
+        if self.dice.chance(50) {
+            self.release(t);
+        }
+    }
+
+    /// A trial that answers late, with a failure: the next wait starts from its answer.
+    fn slow_trial(&mut self, t: usize) {
+        let s = self.lanes[t].s;
+        let failure = self.failure(t);
+        self.script(t, &failure);
+        let count = u64::from(s.failure_threshold);
+        self.send(t, count);
+        self.advance(t);
+        self.script(t, "hold");
+        self.send(t, 1);
+        let later = self.dice.millis(1, s.retry_after_ms.max(2));
+        self.advance_by(later);
+        let answer = if self.dice.chance(75) {
+            self.failure(t)
+        } else {
+            self.code(t)
+        };
+        let name = self.lanes[t].name.clone();
+        self.steps
+            .push(json!({"release": {"target": name, "count": 1, "answer": answer}}));
+        self.lanes[t].held = self.lanes[t].held.saturating_sub(1);
+        self.moments.note(&self.lanes[t].name);
+        self.advance(t);
+        let answer = self.code(t);
+        self.script(t, &answer);
+        self.send(t, 1);
+    }
+
+    /// A failure target `t` answers with.
+    fn failure(&mut self, t: usize) -> String {
+        let failures: Vec<String> = self.lanes[t]
+            .codes
+            .iter()
+            .filter(|c| c.starts_with('E'))
+            .cloned()
+            .collect();
+        self.dice.pick(&failures).clone()
     }
 
     fn advance_by(&mut self, ms: u64) {
@@ -331,6 +415,53 @@ pub fn fill(
         out.push(json!({ "expect_transitions": records }));
     }
     out
+}
+
+/// The first step whose outcome the rules leave open: a release that answers a call let
+/// through before the circuit last closed again, which may be counted like any answer in
+/// `CLOSED` or ignored as belonging to an earlier period (rule 21 of the handout: both
+/// get full marks).
+pub fn unpinned(steps: &[Value], records: &[StepRecord<Observation>]) -> Option<usize> {
+    let closings = |o: &Observation, target: &str| {
+        let change = format!(" {target} HALF_OPEN -> CLOSED");
+        o.transitions
+            .iter()
+            .flatten()
+            .filter(|l| l.ends_with(&change))
+            .count()
+    };
+    // Each held request: its target, and how often that circuit had closed when it was let
+    // through (at most as often as after its step).
+    let mut held: std::collections::HashMap<u64, (String, usize)> = Default::default();
+    for (i, (step, r)) in steps.iter().zip(records).enumerate() {
+        let kind = kind(step);
+        let target = step
+            .get(kind)
+            .and_then(|f| f.get("target"))
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        match kind {
+            "send" | "send_concurrent" => {
+                for q in r.requests.iter().filter(|q| q.outcome == "held") {
+                    held.insert(q.id, (target.to_owned(), closings(&r.observation, target)));
+                }
+            }
+            "release" => {
+                let now = i
+                    .checked_sub(1)
+                    .map_or(0, |b| closings(&records[b].observation, target));
+                let late = r.requests.iter().any(|q| {
+                    held.get(&q.id)
+                        .is_some_and(|(t, closed)| t == target && *closed < now)
+                });
+                if late {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// A check of everything observed of a target.
@@ -410,7 +541,9 @@ mod tests {
         assert_eq!(draft(5, &d), draft(5, &d));
         assert_ne!(draft(5, &d), draft(6, &d));
         for seed in 1..300 {
-            for step in draft(seed, &d).steps {
+            let steps = draft(seed, &d).steps;
+            assert!(steps.len() <= MAX_STEPS + 3, "seed {seed}");
+            for step in steps {
                 let claims = step
                     .pointer("/script/target")
                     .or(step.pointer("/release/target"))

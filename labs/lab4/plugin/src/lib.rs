@@ -175,6 +175,10 @@ impl Plugin for Lab4 {
     fn rule_hint(&self, step: &Step, difference: &Difference) -> Option<String> {
         generate::rule_hint(step, difference)
     }
+
+    fn unpinned(&self, steps: &[Value], records: &[StepRecord<Observation>]) -> Option<usize> {
+        generate::unpinned(steps, records)
+    }
 }
 
 #[cfg(test)]

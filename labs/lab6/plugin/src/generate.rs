@@ -15,11 +15,12 @@ use grader_lab::generate::{Moments, expect_in_order, fields_mut, kind, released_
 use grader_lab::{Dice, Difference, Draft, StepRecord, TargetPlan};
 use lab6_harness::wire::{DependencySnapshot, LaneSnapshot, METRICS, Observation, Settings};
 use serde_json::{Map, Value, json};
+use std::time::Duration;
 
 use crate::steps::Step;
 
 /// The most steps a draft has, and the most requests it sends in all.
-const MAX_STEPS: usize = 30;
+const MAX_STEPS: usize = 34;
 const MAX_REQUESTS: u64 = 90;
 
 /// The draft of `seed`.
@@ -40,7 +41,21 @@ pub fn draft(seed: u64, defaults: &[TargetPlan<Settings>]) -> Draft {
             s: settings,
             holding: false,
             may_hold: false,
+            held: 0,
         });
+    }
+    // A third of the drafts start with a retry whose next attempt would start one
+    // millisecond before, at or after the end of the budget.
+    let edge = dice.chance(35);
+    if edge {
+        let s = &mut deps[0].s;
+        let retries = dice.range(1, s.max_attempts.saturating_sub(1).max(1));
+        let until: u64 = (1..=retries).map(|r| pause(s, 1, r)).sum();
+        let off = *dice.weighted(&[(1, 0), (2, 1), (1, 2)]);
+        s.budget_ms = (until + off).saturating_sub(1).max(1);
+        s.max_attempts = s.max_attempts.max(retries + 1);
+        let changed = overrides(s, &defaults[0].settings);
+        targets.insert(deps[0].name.clone(), changed);
     }
     let instances = *dice.weighted(&[(6, 1), (2, 2), (1, 3)]);
     let mut g = Drawing {
@@ -51,6 +66,9 @@ pub fn draft(seed: u64, defaults: &[TargetPlan<Settings>]) -> Draft {
         steps: Vec::new(),
         requests: 0,
     };
+    if edge {
+        g.retry_story(0, 1, false);
+    }
     g.play();
     Draft {
         targets,
@@ -68,6 +86,11 @@ fn settings(dice: &mut Dice, default: &Settings) -> Settings {
     };
     let any_rate = dice.range(1, 100);
     let rate = *dice.weighted(&[(3, 50), (2, 100), (2, 34), (2, 67), (1, 25), (2, any_rate)]);
+    let jitter_percent = if dice.chance(35) {
+        0
+    } else {
+        *dice.weighted(&[(1, 25), (1, 50), (2, 100), (1, any_rate)])
+    };
     let drawn = Settings {
         max_active: *dice.weighted(&[(3, 1), (3, 2), (2, 3), (1, 4), (1, 8)]),
         max_queued: *dice.weighted(&[(2, 0), (3, 1), (3, 2), (2, 3), (1, 10)]),
@@ -75,7 +98,7 @@ fn settings(dice: &mut Dice, default: &Settings) -> Settings {
         budget_ms: dice.millis(20, 500),
         max_attempts: *dice.weighted(&[(2, 1), (3, 2), (3, 3), (1, 4)]),
         backoff_ms: dice.millis(1, 120),
-        jitter_percent: *dice.weighted(&[(2, 0), (1, 25), (1, 50), (2, 100), (1, any_rate)]),
+        jitter_percent,
         jitter_seed: dice.range(1, 1000),
         window,
         minimum_calls,
@@ -108,6 +131,8 @@ struct Dependency {
     s: Settings,
     holding: bool,
     may_hold: bool,
+    /// Requests sent while it held calls: at most this many are held.
+    held: u64,
 }
 
 /// A draft being drawn.
@@ -127,7 +152,8 @@ impl Drawing {
         let main = if self.dice.chance(80) { 0 } else { 1 };
         let moves = self.dice.range(5, 18);
         for _ in 0..moves {
-            if self.steps.len() >= MAX_STEPS - 2 || self.requests >= MAX_REQUESTS {
+            // The longest move takes ten steps.
+            if self.steps.len() + 10 > MAX_STEPS || self.requests >= MAX_REQUESTS {
                 break;
             }
             let d = if self.dice.chance(75) {
@@ -135,26 +161,26 @@ impl Drawing {
             } else {
                 self.dice.below(self.deps.len() as u64) as usize
             };
-            match *self
-                .dice
-                .weighted(&[(28, 0), (16, 1), (12, 2), (26, 3), (10, 4), (8, 5)])
-            {
+            let weights = [(24, 0), (14, 1), (10, 2), (20, 3), (10, 4), (6, 5), (16, 6)];
+            match *self.dice.weighted(&weights) {
                 0 => self.burst(d),
                 1 => self.hold(d),
                 2 => self.release(d),
                 3 => self.advance(d),
                 4 => self.probe_round(d),
-                _ => self.layered(d),
+                5 => self.layered(d),
+                _ => {
+                    let count = self.dice.range(1, 2);
+                    self.retry_story(d, count, true);
+                }
             }
         }
         if self.dice.chance(50) {
             for d in 0..self.deps.len() {
-                if self.deps[d].may_hold && self.steps.len() < MAX_STEPS {
-                    let answer = release_answer(&mut self.dice);
-                    let name = self.deps[d].name.clone();
-                    self.steps
-                        .push(json!({"release": {"target": name, "answer": answer}}));
-                    self.moments.note(&self.deps[d].name);
+                for _ in 0..self.deps[d].held.min(3) {
+                    if self.steps.len() < MAX_STEPS + 3 {
+                        self.release(d);
+                    }
                 }
             }
         }
@@ -181,6 +207,7 @@ impl Drawing {
         self.requests += count;
         if self.deps[d].holding {
             self.deps[d].may_hold = true;
+            self.deps[d].held += count;
         }
         let mut fields = Map::new();
         fields.insert("target".into(), Value::from(self.deps[d].name.clone()));
@@ -218,6 +245,7 @@ impl Drawing {
         } else {
             self.requests += count;
             self.deps[d].may_hold = true;
+            self.deps[d].held += count;
             let name = self.deps[d].name.clone();
             let instance = self.instance();
             let step = if instance > 1 {
@@ -236,15 +264,14 @@ impl Drawing {
             self.hold(d);
             return;
         }
+        // One call at a time: callers released together carry on at the same instant, in
+        // whatever order their threads run, which a mistaken shop could tell apart on one
+        // run and not the next.
         let name = self.deps[d].name.clone();
         let answer = release_answer(&mut self.dice);
-        let step = if self.dice.chance(40) {
-            let count = self.dice.range(1, 3);
-            json!({"release": {"target": name, "count": count, "answer": answer}})
-        } else {
-            json!({"release": {"target": name, "answer": answer}})
-        };
-        self.steps.push(step);
+        self.steps
+            .push(json!({"release": {"target": name, "count": 1, "answer": answer}}));
+        self.deps[d].held = self.deps[d].held.saturating_sub(1);
         self.moments.note(&self.deps[d].name);
     }
 
@@ -290,6 +317,45 @@ impl Drawing {
         self.send(d, count, 1);
     }
 
+    /// Requests that fail quickly and retry: the clock to one millisecond before, at or
+    /// after the end of the first request's pauses (computed as rule 11 says, with its
+    /// seeded jitter), with the dependency answering another way meanwhile, then to the
+    /// end of its budget. The dependency keeps failing unless `change` lets the story
+    /// script it another way between attempts.
+    fn retry_story(&mut self, d: usize, count: u64, change: bool) {
+        let s = self.deps[d].s;
+        let answer = *self
+            .dice
+            .pick(&["unavailable", "refused", "unavailable", "panic"]);
+        self.script(d, answer);
+        let start = self.moments.now;
+        let id = self.requests + 1;
+        self.send(d, count, 1);
+        let mut at = start;
+        for r in 1..s.max_attempts.min(4) {
+            at += pause(&s, id, r);
+            if self.steps.len() + 4 > MAX_STEPS || (change && self.dice.chance(30)) {
+                break;
+            }
+            let target = (at + self.dice.range(0, 2)).saturating_sub(1);
+            if target > self.moments.now {
+                self.advance_by(target - self.moments.now);
+            }
+            if change && self.dice.chance(40) {
+                let next = *self
+                    .dice
+                    .pick(&["hold", "ok", "no_tariff", "unavailable", "refused"]);
+                // A retry held now can be released only after a send while holding:
+                // the lab's checks follow sends, not retries.
+                self.script(d, next);
+            }
+        }
+        let end = (start + s.budget_ms + self.dice.range(0, 2)).saturating_sub(1);
+        if end > self.moments.now && self.dice.chance(60) {
+            self.advance_by(end - self.moments.now);
+        }
+    }
+
     /// A request through two or three layers that all retry.
     fn layered(&mut self, d: usize) {
         let answer = answer(&mut self.dice);
@@ -303,6 +369,16 @@ impl Drawing {
         self.moments.now += ms;
         self.steps.push(json!({"advance": {"ms": ms}}));
     }
+}
+
+/// The pause before retry `r` of operation `id` under settings `s`, as rule 11 states
+/// it: `backoff × 2^(r − 1)` plus the seeded jitter of up to `jitter_percent` of that.
+fn pause(s: &Settings, id: u64, r: u64) -> u64 {
+    let fixed = s.backoff_ms.saturating_mul(1 << (r - 1).min(20));
+    let spread = fixed.saturating_mul(s.jitter_percent) / 100;
+    let retry = u32::try_from(r).unwrap_or(u32::MAX);
+    let jitter = shipping_kit::jitter(s.jitter_seed, id, retry, Duration::from_millis(spread));
+    fixed + u64::try_from(jitter.as_millis()).unwrap_or(0)
 }
 
 /// An answer a dependency may be scripted with, `hold` aside.
@@ -535,7 +611,7 @@ mod tests {
         let d = defaults();
         for seed in 1..300 {
             let draft = draft(seed, &d);
-            assert!(draft.steps.len() <= MAX_STEPS, "seed {seed}");
+            assert!(draft.steps.len() <= MAX_STEPS + 3, "seed {seed}");
             for (name, o) in &draft.targets {
                 let mut v = json!(d[0].settings);
                 if let (Value::Object(v), Value::Object(o)) = (&mut v, o) {
