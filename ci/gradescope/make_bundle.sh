@@ -47,6 +47,22 @@ echo "writing the student edition and the hidden scenarios ..." >&2
 if [ -d "$kit/labs/$lab/hidden" ]; then
   cp -R "$kit/labs/$lab/hidden" "$stage/kit/labs/$lab/hidden"
 fi
+# The generated scenarios graded in CI, as the reference filled them in while it was
+# graded above: hidden scenarios of the bundle like the others (Gradescope has no
+# reference to fill them in).
+seeds="$kit/labs/$lab/generated_seeds.json"
+if [ -f "$seeds" ]; then
+  from=$(sed -n 's/.*"from": *\([0-9]*\).*/\1/p' "$seeds")
+  count=$(sed -n 's/.*"count": *\([0-9]*\).*/\1/p' "$seeds")
+  filled="${GRADER_WORK_DIR:-$kit/target/grader}/$lab/generated/filled"
+  mkdir -p "$stage/kit/labs/$lab/hidden"
+  for seed in $(seq "$from" $((from + count - 1))); do
+    cp "$filled/gen_$seed.json" "$stage/kit/labs/$lab/hidden/" || {
+      echo "error: the generated scenario of seed $seed was not filled in" >&2
+      exit 1
+    }
+  done
+fi
 cp "$kit/ci/gradescope/setup.sh" "$kit/ci/gradescope/run_autograder" "$stage/kit/"
 chmod +x "$stage/kit/setup.sh" "$stage/kit/run_autograder"
 if [ -e "$stage/kit/$solution" ]; then

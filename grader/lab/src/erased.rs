@@ -253,16 +253,7 @@ impl<P: Plugin> DynPlugin for P {
         last: bool,
     ) -> Result<Vec<Value>, String> {
         let typed = typed_record::<P>(self, record)?;
-        let before = before
-            .map(|o| {
-                serde_json::from_value::<P::Observation>(o.clone()).map_err(|e| {
-                    format!(
-                        "an observation does not fit lab {}: {e}",
-                        Plugin::name(self)
-                    )
-                })
-            })
-            .transpose()?;
+        let before = before.map(|o| observation::<P>(self, o)).transpose()?;
         Ok(Plugin::fill(self, step, &typed, before.as_ref(), last))
     }
 
@@ -284,17 +275,21 @@ fn typed_record<P: Plugin>(
     plugin: &P,
     record: &StepRecord,
 ) -> Result<StepRecord<P::Observation>, String> {
-    let observation = serde_json::from_value(record.observation.clone()).map_err(|e| {
-        format!(
-            "an observation does not fit lab {}: {e}",
-            Plugin::name(plugin)
-        )
-    })?;
     Ok(StepRecord {
         step: record.step,
         at_ms: record.at_ms,
         requests: record.requests.clone(),
-        observation,
+        observation: observation::<P>(plugin, &record.observation)?,
+    })
+}
+
+/// The lab's own observation, or why `value` does not fit it.
+fn observation<P: Plugin>(plugin: &P, value: &Value) -> Result<P::Observation, String> {
+    serde_json::from_value(value.clone()).map_err(|e| {
+        format!(
+            "an observation does not fit lab {}: {e}",
+            Plugin::name(plugin)
+        )
     })
 }
 

@@ -9,6 +9,7 @@
 //! are drawn with [`Dice`], a fixed algorithm (ChaCha8) with ranges computed here, never
 //! with whatever a random-number crate happens to do in its next version.
 
+use grader_protocol::TargetPlan;
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use serde_json::{Map, Value};
@@ -155,6 +156,85 @@ impl Moments {
     }
 }
 
+/// The targets of a lab with their default settings, as the text of its `lab.json`
+/// gives them: for a plug-in's tests of its generator. Panics on a manifest that does not
+/// fit, which only a broken kit has.
+pub fn targets_of<S: serde::de::DeserializeOwned>(lab_json: &str) -> Vec<TargetPlan<S>> {
+    let manifest: Value = serde_json::from_str(lab_json).expect("lab.json is JSON");
+    let targets = manifest["targets"].as_array().cloned().unwrap_or_default();
+    targets
+        .into_iter()
+        .map(|mut t| {
+            let name = t["name"].as_str().unwrap_or_default().to_owned();
+            if let Some(fields) = t.as_object_mut() {
+                fields.remove("name");
+            }
+            let settings = serde_json::from_value(t).expect("a target's settings fit the lab");
+            TargetPlan { name, settings }
+        })
+        .collect()
+}
+
+/// How a lab's `release` step expects the requests whose calls it answered to end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Released {
+    /// One outcome, every one of them (`"expect": "503"`), given when they all ended alike.
+    Alike,
+    /// How many ended each way (`"expect": {"confirmed": 2}`).
+    Counted,
+}
+
+/// A step of a draft with the expectations its requests' `outcomes` show: a send's in
+/// order, a concurrent send's counted, a release's count set and its outcomes as
+/// `released` says, an advance's counted when `advance_counted` (a lab whose requests
+/// wait on its clock). Returns the step, its kind, and the target its `target_key` field
+/// names.
+pub fn expect_outcomes(
+    step: &Value,
+    outcomes: &[String],
+    target_key: &str,
+    released: Released,
+    advance_counted: bool,
+) -> (Value, String, Option<String>) {
+    let mut step = step.clone();
+    let kind = kind(&step).to_owned();
+    let mut target = None;
+    if let Some(fields) = fields_mut(&mut step) {
+        target = fields
+            .get(target_key)
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let counts = || serde_json::to_value(tally(outcomes)).unwrap_or_default();
+        match kind.as_str() {
+            "send" => expect_in_order(fields, outcomes),
+            "send_concurrent" => {
+                fields.insert("expect".into(), counts());
+            }
+            "advance" if advance_counted => {
+                fields.insert("expect".into(), counts());
+            }
+            "release" => {
+                released_count(fields, outcomes);
+                match released {
+                    Released::Counted => {
+                        fields.insert("expect".into(), counts());
+                    }
+                    Released::Alike => {
+                        if let Some(o) = outcomes
+                            .first()
+                            .filter(|o| outcomes.iter().all(|x| x == *o))
+                        {
+                            fields.insert("expect".into(), Value::from(o.clone()));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    (step, kind, target)
+}
+
 /// The kind of a step as a scenario file writes it (`{"send": {...}}` is `send`).
 pub fn kind(step: &Value) -> &str {
     step.as_object()
@@ -163,12 +243,12 @@ pub fn kind(step: &Value) -> &str {
 }
 
 /// The fields of a step (`{"send": {fields}}`), to add expectations to.
-pub fn fields_mut(step: &mut Value) -> Option<&mut Map<String, Value>> {
+fn fields_mut(step: &mut Value) -> Option<&mut Map<String, Value>> {
     step.as_object_mut()?.values_mut().next()?.as_object_mut()
 }
 
 /// How many of `outcomes` are each word.
-pub fn tally(outcomes: &[String]) -> std::collections::BTreeMap<String, u32> {
+fn tally(outcomes: &[String]) -> std::collections::BTreeMap<String, u32> {
     let mut counts = std::collections::BTreeMap::new();
     for o in outcomes {
         *counts.entry(o.clone()).or_insert(0) += 1;
@@ -178,7 +258,7 @@ pub fn tally(outcomes: &[String]) -> std::collections::BTreeMap<String, u32> {
 
 /// A `send` step's expectation of requests sent one after the other: `expect` when they
 /// all ended alike, `expect_each` in order otherwise.
-pub fn expect_in_order(fields: &mut Map<String, Value>, outcomes: &[String]) {
+fn expect_in_order(fields: &mut Map<String, Value>, outcomes: &[String]) {
     match outcomes.first() {
         Some(first) if outcomes.iter().all(|o| o == first) => {
             fields.insert("expect".into(), Value::from(first.clone()));
@@ -193,7 +273,7 @@ pub fn expect_in_order(fields: &mut Map<String, Value>, outcomes: &[String]) {
 /// A `release` step's `count`, when it has one, set to how many calls it released: the
 /// same action, since a release lets go of the oldest held calls up to its count (left
 /// out when it released none).
-pub fn released_count(fields: &mut Map<String, Value>, outcomes: &[String]) {
+fn released_count(fields: &mut Map<String, Value>, outcomes: &[String]) {
     if fields.contains_key("count") {
         if outcomes.is_empty() {
             fields.remove("count");

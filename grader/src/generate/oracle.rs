@@ -256,14 +256,79 @@ impl Oracle {
         let shown = super::work_folder(&self.lab)
             .join("filled")
             .join(format!("{}.json", envelope.name));
+        let key = self.key(&draft, &envelope);
+        if let Some(filled) = self.cached(&draft, &shown, &key) {
+            return Ok(filled);
+        }
         let filled = self.fill(&draft, &envelope, &shown)?.map_err(|Refused(why)| {
             self.broken(format!(
                 "the generated scenario of seed {seed} cannot be filled in from the reference: {why}"
             ))
         })?;
         super::write_file(&self.lab, &shown, &filled.text)?;
+        super::write_file(&self.lab, &key_path(&shown), &key)?;
         Ok(filled)
     }
+
+    /// What a filled-in file depends on: the draft, its envelope, the reference's harness
+    /// program as built (cargo writes a new one when anything it is built from changes:
+    /// the reference, the harness, the kit's crates) and the grader that filled it in
+    /// (whose plug-ins write the expectations), each known by its path, size and time.
+    fn key(&self, draft: &Draft, envelope: &super::file::Envelope) -> String {
+        use sha2::{Digest, Sha256};
+        let built = |path: &Path| {
+            std::fs::metadata(path)
+                .ok()
+                .map(|m| {
+                    let at = m
+                        .modified()
+                        .ok()
+                        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                        .map_or(0, |d| d.as_nanos());
+                    format!("{} {} {at}", path.display(), m.len())
+                })
+                .unwrap_or_default()
+        };
+        let grader = std::env::current_exe()
+            .map(|p| built(&p))
+            .unwrap_or_default();
+        let text = super::file::text(envelope, &draft.targets, &draft.steps);
+        let mut hash = Sha256::new();
+        for part in [built(&self.program), grader, text] {
+            hash.update(part.as_bytes());
+            hash.update([0]);
+        }
+        crate::report::provenance::hex(&hash.finalize())
+    }
+
+    /// The file filled in before for the same key, read as a scenario; `None` when there
+    /// is none, or it cannot be read.
+    fn cached(&self, draft: &Draft, shown: &Path, key: &str) -> Option<Filled> {
+        let path = self.lab.kit.join(shown);
+        let saved = std::fs::read_to_string(self.lab.kit.join(key_path(shown))).ok()?;
+        if saved != key {
+            return None;
+        }
+        let text = std::fs::read_to_string(&path).ok()?;
+        let scenario = load::parse(&self.lab, &text, shown).ok()?;
+        let file: Value = serde_json::from_str(&text).ok()?;
+        let steps = file["steps"]
+            .as_array()?
+            .iter()
+            .map(|s| (s.clone(), false))
+            .collect();
+        Some(Filled {
+            draft: draft.clone(),
+            steps,
+            text,
+            scenario,
+        })
+    }
+}
+
+/// Where the key of a filled-in file is kept: beside it.
+fn key_path(shown: &Path) -> PathBuf {
+    shown.with_extension("key")
 }
 
 /// The draft of `seed` from the lab's plug-in.

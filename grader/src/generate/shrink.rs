@@ -56,10 +56,14 @@ pub const BUDGET: usize = 400;
 
 /// Shrinks the generated scenario of `seed` on `on`, named `name` (its file
 /// `<name>.json`, written at `shown` relative to the kit). `None` when the code under
-/// test does not fail it at all.
+/// test does not fail it at all. A smaller candidate is kept only if every one of `fair`
+/// (correct solutions written differently from the reference) still passes it: cutting
+/// steps can take away what made a scenario's outcome one the rules decide, and a shrunk
+/// file is meant to be published.
 pub fn shrink(
     oracle: &Oracle,
     on: &Subjected<'_>,
+    fair: &[Subjected<'_>],
     seed: u64,
     name: &str,
     shown: &Path,
@@ -74,6 +78,7 @@ pub fn shrink(
     let mut state = Search {
         oracle,
         on,
+        fair,
         envelope: envelope.clone(),
         shown: shown.to_path_buf(),
         tries: 0,
@@ -125,6 +130,7 @@ pub fn shrink(
 struct Search<'a> {
     oracle: &'a Oracle,
     on: &'a Subjected<'a>,
+    fair: &'a [Subjected<'a>],
     envelope: Envelope,
     shown: PathBuf,
     tries: usize,
@@ -138,18 +144,28 @@ impl Search<'_> {
         let Ok(filled) = self.oracle.fill(draft, &self.envelope, &self.shown)? else {
             return Ok(None);
         };
-        let result = self.run(&filled.text)?;
-        Ok(result
+        let Some(result) = self
+            .run(self.on, &filled.text)?
             .filter(|r| r.status != Status::Passed)
-            .map(|r| (filled, r)))
+        else {
+            return Ok(None);
+        };
+        for fair in self.fair {
+            if self
+                .run(fair, &filled.text)?
+                .is_none_or(|r| r.status != Status::Passed)
+            {
+                return Ok(None);
+            }
+        }
+        Ok(Some((filled, result)))
     }
 
-    /// Runs a filled file's text on the code under test.
-    fn run(&self, text: &str) -> Result<Option<ScenarioResult>, Error> {
+    /// Runs a filled file's text on `on`.
+    fn run(&self, on: &Subjected<'_>, text: &str) -> Result<Option<ScenarioResult>, Error> {
         let Ok(scenario) = load::parse(self.oracle.lab(), text, &self.shown) else {
             return Ok(None);
         };
-        let on = self.on;
         grade::run_one(on.harness, on.subject, &scenario, on.opts, &on.limits).map(Some)
     }
 
@@ -175,7 +191,7 @@ impl Search<'_> {
                 .collect();
             let values: Vec<Value> = steps.iter().map(|(s, _)| s.clone()).collect();
             let text = file::text(&self.envelope, &filled.draft.targets, &values);
-            let Some(again) = self.run(&text)? else {
+            let Some(again) = self.run(self.on, &text)? else {
                 continue;
             };
             let same = again.failure.as_ref().is_some_and(|f| {
@@ -360,7 +376,7 @@ pub fn after_check(
         let name = format!("{}_shrunk", super::name(seed));
         let shown = super::work_folder(lab).join(format!("{name}.json"));
         let _ = writeln!(progress, "shrinking {} ...", super::name(seed));
-        let Some(shrunk) = shrink(oracle, &on, seed, &name, &shown)? else {
+        let Some(shrunk) = shrink(oracle, &on, &[], seed, &name, &shown)? else {
             continue;
         };
         super::write_file(lab, &shown, &shrunk.text)?;

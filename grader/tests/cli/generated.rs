@@ -5,52 +5,8 @@
 
 use std::path::Path;
 
-use crate::subs::{Layout, edit, folder, json, write};
+use crate::subs::{Layout, folder, json, lab_files as files, write};
 use crate::util::{grader, kit, stdout, test_dir, transcript};
-
-/// A lab's declared files, as `lab.json` lists them.
-fn declared(lab: &str) -> Vec<String> {
-    let text = std::fs::read_to_string(kit().join("labs").join(lab).join("lab.json"))
-        .expect("read lab.json");
-    let manifest: serde_json::Value = serde_json::from_str(&text).expect("lab.json is JSON");
-    manifest["student_files"]
-        .as_array()
-        .expect("student_files")
-        .iter()
-        .map(|f| f.as_str().expect("a path").to_owned())
-        .collect()
-}
-
-/// The reference's declared files of `lab`, with mutant `mutant`'s edits when given.
-fn files(lab: &str, mutant: Option<&str>) -> Vec<(String, String)> {
-    let mut files: Vec<(String, String)> = declared(lab)
-        .into_iter()
-        .map(|f| {
-            let path = kit().join("solutions").join(lab).join(&f);
-            let text = std::fs::read_to_string(&path).expect("read the reference");
-            // The reference keeps its unit tests in files students do not have.
-            (f, text.replace("#[cfg(test)]\nmod tests;\n", ""))
-        })
-        .collect();
-    if let Some(name) = mutant {
-        let path = kit()
-            .join("labs")
-            .join(lab)
-            .join("mutants")
-            .join(format!("{name}.json"));
-        let m: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("JSON");
-        for e in m["edits"].as_array().expect("edits") {
-            let (file, find, replace) = (
-                e["file"].as_str().expect("file"),
-                e["find"].as_str().expect("find"),
-                e["replace"].as_str().expect("replace"),
-            );
-            edit(&mut files, file, find, replace);
-        }
-    }
-    files
-}
 
 fn check_submission(lab: &str, dir: &Path, extra: &[&str]) -> std::process::Output {
     grader()

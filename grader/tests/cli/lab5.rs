@@ -82,7 +82,7 @@ fn the_reference_gets_full_marks_hidden_scenarios_included() {
     let report = json(&output);
     assert_eq!(
         (report["score"].as_u64(), report["max_score"].as_u64()),
-        (Some(239), Some(239)),
+        (Some(279), Some(279)),
         "{}",
         transcript(&output)
     );
@@ -347,8 +347,8 @@ fn a_batch_of_lab5_submissions_becomes_a_gradebook() {
         let line = book.lines().find(|l| l.starts_with(&format!("{name},")));
         line.expect("a row").split(',').map(str::to_owned).collect()
     };
-    assert_eq!(row("alice")[2..4], ["239", "239"], "{book}");
-    assert_ne!(row("bob")[2], "239", "{book}");
+    assert_eq!(row("alice")[2..4], ["279", "279"], "{book}");
+    assert_ne!(row("bob")[2], "279", "{book}");
 }
 
 #[test]

@@ -144,14 +144,24 @@ pub fn run(
     };
     type Found = Option<((usize, PathBuf), Option<crate::report::Failure>)>;
     let shrink_one = |c: usize, seed: u64| -> Result<Found, Error> {
-        let Some(on) = on(c) else {
+        let Some(subject) = on(c) else {
             return Ok(None);
         };
         let name = format!("{}_{}", generate::name(seed), columns[c].name);
         let shown = generate::work_folder(lab)
             .join("shrunk")
             .join(format!("{name}.json"));
-        let Some(shrunk) = shrink::shrink(&oracle, &on, seed, &name, &shown)? else {
+        // A mutant's shrunk file must stay fair: every alternative passes it.
+        let fair: Vec<Subjected<'_>> = if columns[c].role == Role::Mutant {
+            must_pass
+                .iter()
+                .filter(|&&a| columns[a].role == Role::Alternative)
+                .filter_map(|&a| on(a))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let Some(shrunk) = shrink::shrink(&oracle, &subject, &fair, seed, &name, &shown)? else {
             return Ok(None);
         };
         generate::write_file(lab, &shown, &shrunk.text)?;

@@ -9,7 +9,7 @@
 //! measured from when requests were sent or answered. Concurrent sends go only to a
 //! target that holds calls: nothing drawn depends on thread timing.
 
-use grader_lab::generate::{Moments, expect_in_order, fields_mut, kind, released_count, tally};
+use grader_lab::generate::{Moments, Released, expect_outcomes, kind};
 use grader_lab::{Dice, Difference, Draft, StepRecord, TargetPlan};
 use lab4_harness::systems;
 use lab4_harness::wire::{Observation, Settings, TargetSnapshot};
@@ -184,6 +184,17 @@ impl Drawing {
         self.moments.note(&self.lanes[t].name);
     }
 
+    /// Sends `count` requests to target `t` at the same moment (it holds calls).
+    fn send_together(&mut self, t: usize, count: u64) {
+        self.requests += count;
+        self.lanes[t].may_hold = true;
+        self.lanes[t].held += count;
+        let name = self.lanes[t].name.clone();
+        self.steps
+            .push(json!({"send_concurrent": {"target": name, "count": count}}));
+        self.moments.note(&self.lanes[t].name);
+    }
+
     /// A code (or a crash), then requests: around the threshold, with a second code some
     /// of the time so that a success or a business refusal falls among the failures.
     fn burst(&mut self, t: usize) {
@@ -214,13 +225,7 @@ impl Drawing {
         if self.dice.chance(50) {
             self.send(t, count);
         } else {
-            self.requests += count;
-            self.lanes[t].may_hold = true;
-            self.lanes[t].held += count;
-            let name = self.lanes[t].name.clone();
-            self.steps
-                .push(json!({"send_concurrent": {"target": name, "count": count}}));
-            self.moments.note(&self.lanes[t].name);
+            self.send_together(t, count);
         }
     }
 
@@ -263,13 +268,7 @@ impl Drawing {
         self.script(t, &answer);
         let count = self.dice.range(1, 3);
         if answer == "hold" && self.dice.chance(50) {
-            self.requests += count;
-            self.lanes[t].may_hold = true;
-            self.lanes[t].held += count;
-            let name = self.lanes[t].name.clone();
-            self.steps
-                .push(json!({"send_concurrent": {"target": name, "count": count}}));
-            self.moments.note(&self.lanes[t].name);
+            self.send_together(t, count);
         } else {
             self.send(t, count);
         }
@@ -366,30 +365,7 @@ pub fn fill(
     last: bool,
 ) -> Vec<Value> {
     let outcomes: Vec<String> = r.requests.iter().map(|q| q.outcome.clone()).collect();
-    let mut step = step.clone();
-    let kind = kind(&step).to_owned();
-    let mut touched = None;
-    if let Some(fields) = fields_mut(&mut step) {
-        touched = fields
-            .get("target")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        match kind.as_str() {
-            "send" => expect_in_order(fields, &outcomes),
-            "send_concurrent" => {
-                fields.insert("expect".into(), json!(tally(&outcomes)));
-            }
-            "release" => {
-                released_count(fields, &outcomes);
-                if let Some(o) = outcomes.first() {
-                    if outcomes.iter().all(|x| x == o) {
-                        fields.insert("expect".into(), Value::from(o.clone()));
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
+    let (step, kind, touched) = expect_outcomes(step, &outcomes, "target", Released::Alike, false);
     let mut out = vec![step];
     if kind == "script" && !last {
         return out;
@@ -521,18 +497,7 @@ mod tests {
     use super::*;
 
     fn defaults() -> Vec<TargetPlan<Settings>> {
-        let s = Settings {
-            failure_threshold: 3,
-            retry_after_ms: 30_000,
-            max_concurrent: 3,
-        };
-        ["core_banking", "claims"]
-            .iter()
-            .map(|n| TargetPlan {
-                name: (*n).to_owned(),
-                settings: s,
-            })
-            .collect()
+        grader_lab::generate::targets_of(include_str!("../../lab.json"))
     }
 
     #[test]

@@ -12,7 +12,7 @@
 //! Concurrent sends go only to an endpoint that holds calls, as the lab's checks demand:
 //! nothing drawn depends on thread timing.
 
-use grader_lab::generate::{Moments, expect_in_order, fields_mut, kind, released_count, tally};
+use grader_lab::generate::{Moments, Released, expect_outcomes};
 use grader_lab::{Dice, Difference, Draft, StepRecord, TargetPlan};
 use lab5_harness::wire::{FlowSnapshot, Observation, Settings};
 use serde_json::{Map, Value, json};
@@ -236,6 +236,16 @@ impl Drawing {
         self.moment(f);
     }
 
+    /// Sends `count` messages on flow `f` at the same moment (its endpoint holds calls).
+    fn send_together(&mut self, f: usize, count: u64) {
+        self.messages += count;
+        self.flows[f].may_hold = true;
+        self.flows[f].held += count;
+        let name = self.flows[f].name.clone();
+        self.push(json!({"send_concurrent": {"flow": name, "count": count}}));
+        self.moment(f);
+    }
+
     /// One or two answers, then messages: enough of them, with the flow's window, to fill
     /// it, and shares of failures near the flow's rate.
     fn burst(&mut self, f: usize) {
@@ -263,12 +273,7 @@ impl Drawing {
         if self.dice.chance(50) {
             self.send(f, count);
         } else {
-            self.messages += count;
-            self.flows[f].may_hold = true;
-            self.flows[f].held += count;
-            let name = self.flows[f].name.clone();
-            self.push(json!({"send_concurrent": {"flow": name, "count": count}}));
-            self.moment(f);
+            self.send_together(f, count);
         }
     }
 
@@ -344,12 +349,7 @@ impl Drawing {
             if self.dice.chance(50) {
                 self.send(f, count);
             } else {
-                self.messages += count;
-                self.flows[f].may_hold = true;
-                self.flows[f].held += count;
-                let name = self.flows[f].name.clone();
-                self.push(json!({"send_concurrent": {"flow": name, "count": count}}));
-                self.moment(f);
+                self.send_together(f, count);
             }
         }
         let answer = if self.dice.chance(65) {
@@ -504,30 +504,7 @@ pub fn fill(
     last: bool,
 ) -> Vec<Value> {
     let outcomes: Vec<String> = r.requests.iter().map(|q| q.outcome.clone()).collect();
-    let mut step = step.clone();
-    let kind = kind(&step).to_owned();
-    let mut touched = None;
-    if let Some(fields) = fields_mut(&mut step) {
-        touched = fields
-            .get("flow")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        match kind.as_str() {
-            "send" => expect_in_order(fields, &outcomes),
-            "send_concurrent" => {
-                fields.insert("expect".into(), json!(tally(&outcomes)));
-            }
-            "release" => {
-                released_count(fields, &outcomes);
-                if let Some(o) = outcomes.first() {
-                    if outcomes.iter().all(|x| x == o) {
-                        fields.insert("expect".into(), Value::from(o.clone()));
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
+    let (step, kind, touched) = expect_outcomes(step, &outcomes, "flow", Released::Alike, false);
     let mut out = vec![step];
     if kind == "script" && !last {
         return out;
@@ -638,22 +615,7 @@ mod tests {
     use super::*;
 
     fn defaults() -> Vec<TargetPlan<Settings>> {
-        let s = Settings {
-            window: 10,
-            minimum_calls: 10,
-            failure_rate_percent: 50,
-            max_age_ms: None,
-            open_for_ms: 10_000,
-            probes: 1,
-            max_concurrent: 5,
-        };
-        ["acme/ORDERS", "acme/INVOIC", "globex/ORDERS"]
-            .iter()
-            .map(|n| TargetPlan {
-                name: (*n).to_owned(),
-                settings: s,
-            })
-            .collect()
+        grader_lab::generate::targets_of(include_str!("../../lab.json"))
     }
 
     #[test]

@@ -11,7 +11,7 @@
 //! to a dependency that holds calls, and backoffs stay above 0 so that every retry waits
 //! on the fake clock: nothing drawn depends on thread timing.
 
-use grader_lab::generate::{Moments, expect_in_order, fields_mut, kind, released_count, tally};
+use grader_lab::generate::{Moments, Released, expect_outcomes};
 use grader_lab::{Dice, Difference, Draft, StepRecord, TargetPlan};
 use lab6_harness::wire::{DependencySnapshot, LaneSnapshot, METRICS, Observation, Settings};
 use serde_json::{Map, Value, json};
@@ -39,9 +39,12 @@ pub fn draft(seed: u64, defaults: &[TargetPlan<Settings>]) -> Draft {
         deps.push(Dependency {
             name: t.name.clone(),
             s: settings,
+            answer: "ok".to_owned(),
             holding: false,
             may_hold: false,
             held: 0,
+            retries_until: 0,
+            queue_until: 0,
         });
     }
     // A third of the drafts start with a retry whose next attempt would start one
@@ -129,10 +132,19 @@ fn overrides(s: &Settings, default: &Settings) -> Value {
 struct Dependency {
     name: String,
     s: Settings,
+    /// What it is scripted to answer now.
+    answer: String,
     holding: bool,
     may_hold: bool,
     /// Requests sent while it held calls: at most this many are held.
     held: u64,
+    /// Until when requests to it may be pausing before a retry, or waiting in its queue.
+    /// The two are kept apart: a retry and a queued request's expiry due at the same
+    /// instant are ordered by the harness, not by the rules (rule 4 says a request has
+    /// left the queue at any instant after its wait, a retry at that instant could find
+    /// it there or gone).
+    retries_until: u64,
+    queue_until: u64,
 }
 
 /// A draft being drawn.
@@ -196,13 +208,53 @@ impl Drawing {
 
     fn script(&mut self, d: usize, answer: &str) {
         self.deps[d].holding = answer == "hold";
+        self.deps[d].answer = answer.to_owned();
         let name = self.deps[d].name.clone();
         self.steps
             .push(json!({"script": {"target": name, "answer": answer}}));
     }
 
+    /// Before requests to dependency `d`: when they may retry (a quick failure, or outer
+    /// `layers` that retry whatever failed), the clock past the moment its queue is surely
+    /// empty; when they may queue, past the moment none of its requests may still be
+    /// pausing or retrying. Then notes until when they may do either. (An outer layer
+    /// retries a request the moment it left the queue, which correct shops place one
+    /// nanosecond or one millisecond after its wait: the rules speak in milliseconds.)
+    fn keep_apart(&mut self, d: usize, layers: u64) {
+        let failing = layers > 1
+            || matches!(
+                self.deps[d].answer.as_str(),
+                "unavailable" | "refused" | "panic"
+            );
+        let dep = &self.deps[d];
+        let until = if failing {
+            dep.queue_until
+        } else if dep.holding {
+            dep.retries_until
+        } else {
+            0
+        };
+        if until > self.moments.now {
+            self.advance_by(until - self.moments.now);
+        }
+        // Each outer layer runs the whole operation again, each time with a budget of its
+        // own: max_attempts^(layers - 1) operations, one after the other at most.
+        let s = self.deps[d].s;
+        let operations = s
+            .max_attempts
+            .saturating_pow(u32::try_from(layers.saturating_sub(1)).unwrap_or(2));
+        let end = self.moments.now + s.budget_ms.saturating_mul(operations) + 1;
+        let dep = &mut self.deps[d];
+        if failing {
+            dep.retries_until = dep.retries_until.max(end);
+        } else if dep.holding {
+            dep.queue_until = dep.queue_until.max(end);
+        }
+    }
+
     /// Sends `count` requests to dependency `d`, one after the other, through `layers`.
     fn send(&mut self, d: usize, count: u64, layers: u64) {
+        self.keep_apart(d, layers);
         let count = count.clamp(1, MAX_REQUESTS.saturating_sub(self.requests).max(1));
         self.requests += count;
         if self.deps[d].holding {
@@ -243,6 +295,7 @@ impl Drawing {
         if self.dice.chance(50) {
             self.send(d, count, 1);
         } else {
+            self.keep_apart(d, 1);
             self.requests += count;
             self.deps[d].may_hold = true;
             self.deps[d].held += count;
@@ -266,7 +319,13 @@ impl Drawing {
         }
         // One call at a time: callers released together carry on at the same instant, in
         // whatever order their threads run, which a mistaken shop could tell apart on one
-        // run and not the next.
+        // run and not the next. And only while the dependency holds calls: the slot a
+        // released call frees goes to the oldest queued request, whose own call would
+        // otherwise be answered at once on its thread while the released caller is still
+        // reporting its answer to the breaker, in either order.
+        if !self.deps[d].holding {
+            self.script(d, "hold");
+        }
         let name = self.deps[d].name.clone();
         let answer = release_answer(&mut self.dice);
         self.steps
@@ -328,6 +387,7 @@ impl Drawing {
             .dice
             .pick(&["unavailable", "refused", "unavailable", "panic"]);
         self.script(d, answer);
+        self.keep_apart(d, 1);
         let start = self.moments.now;
         let id = self.requests + 1;
         self.send(d, count, 1);
@@ -357,10 +417,18 @@ impl Drawing {
     }
 
     /// A request through two or three layers that all retry.
+    /// Only with no call held, so that it never queues (see [`Drawing::keep_apart`]).
     fn layered(&mut self, d: usize) {
+        for _ in 0..self.deps[d].held.min(3) {
+            self.release(d);
+        }
         let answer = answer(&mut self.dice);
         self.script(d, &answer);
-        let layers = self.dice.range(2, 3);
+        let layers = if self.deps[d].held == 0 {
+            self.dice.range(2, 3)
+        } else {
+            1
+        };
         self.send(d, 1, layers);
     }
 
@@ -414,26 +482,7 @@ pub fn fill(
     last: bool,
 ) -> Vec<Value> {
     let outcomes: Vec<String> = r.requests.iter().map(|q| q.outcome.clone()).collect();
-    let mut step = step.clone();
-    let kind = kind(&step).to_owned();
-    let mut touched = None;
-    if let Some(fields) = fields_mut(&mut step) {
-        touched = fields
-            .get("target")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        match kind.as_str() {
-            "send" => expect_in_order(fields, &outcomes),
-            "send_concurrent" | "advance" => {
-                fields.insert("expect".into(), json!(tally(&outcomes)));
-            }
-            "release" => {
-                released_count(fields, &outcomes);
-                fields.insert("expect".into(), json!(tally(&outcomes)));
-            }
-            _ => {}
-        }
-    }
+    let (step, kind, touched) = expect_outcomes(step, &outcomes, "target", Released::Counted, true);
     let mut out = vec![step];
     if kind == "script" && !last {
         return out;
@@ -575,28 +624,7 @@ mod tests {
     use super::*;
 
     fn defaults() -> Vec<TargetPlan<Settings>> {
-        let s = Settings {
-            max_active: 8,
-            max_queued: 10,
-            max_queue_wait_ms: 20,
-            budget_ms: 300,
-            max_attempts: 3,
-            backoff_ms: 50,
-            jitter_percent: 100,
-            jitter_seed: 1,
-            window: 10,
-            minimum_calls: 10,
-            failure_rate_percent: 50,
-            open_for_ms: 10_000,
-            probes: 1,
-        };
-        ["shipping", "catalog"]
-            .iter()
-            .map(|n| TargetPlan {
-                name: (*n).to_owned(),
-                settings: s,
-            })
-            .collect()
+        grader_lab::generate::targets_of(include_str!("../../lab.json"))
     }
 
     #[test]
