@@ -28,13 +28,13 @@ use crate::sandbox::{self, Confinement};
 pub struct Subject {
     /// A short name for folders and binaries (`skeleton`, `solution`, `mutant_shared_breaker`).
     pub key: String,
-    /// How reports name it (`crates/relay_base`).
+    /// How reports name it (the student crate's folder, say).
     pub label: String,
     /// The crate's folder.
     pub crate_dir: PathBuf,
     /// Its package name.
     pub package: String,
-    /// How to show paths inside `crate_dir` to people (`crates/relay_base`).
+    /// How to show paths inside `crate_dir` to people (as a folder of the kit).
     pub shown_dir: PathBuf,
     /// For a submission's code: how its builds and scenario runs are confined
     /// ([`crate::sandbox`]). `None` for the kit's own crates and a student's own crate.
