@@ -406,6 +406,9 @@ pub enum Format {
     Junit,
     /// Gradescope's results.json.
     Gradescope,
+    /// PrairieLearn's external-grader results.json (scores as fractions; hidden
+    /// scenarios counted, not described).
+    Prairielearn,
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ pub mod human;
 pub mod json;
 pub mod junit;
 pub mod plain;
+pub mod prairielearn;
 pub mod provenance;
 pub mod rejected;
 
