@@ -42,7 +42,11 @@ pub fn command(edition: bool) -> clap::Command {
     command
         .mut_subcommand("audit", |c| c.hide(true))
         .mut_subcommand("release", |c| c.hide(true))
-        .mut_subcommand("check", |c| c.mut_arg("solution", |a| a.hide(true)))
+        .mut_subcommand("check", |c| {
+            c.about("Grade a lab: your crate by default, or a submission folder with --submission.")
+                .long_about(None)
+                .mut_arg("solution", |a| a.hide(true))
+        })
         .mut_subcommand("rehearse", |c| c.mut_arg("solution", |a| a.hide(true)))
         .after_help(
             "This is a student edition: `audit`, `release` and `--solution` need what it leaves out (the reference solutions, the mutants, the hidden scenarios) and run in the instructors' kit.",

@@ -244,7 +244,7 @@ mod tests {
 
     #[test]
     fn a_dropped_member_mentioned_elsewhere_stops_the_release() {
-        let manifest = format!("{MANIFEST}sol = {{ path = \"solutions/one\" }}\n");
+        let manifest = format!("{MANIFEST}exclude = [\"solutions/one\"]\n");
         let err = rewrite_manifest(&manifest, &["solutions/one".to_owned()]).unwrap_err();
         assert!(err.to_string().contains("solutions/one"), "{err}");
     }
