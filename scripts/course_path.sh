@@ -8,8 +8,8 @@
 #     first command scores the skeleton 0 with "Start here" at a todo!() of the student
 #     crate, and its second command passes;
 #  2. no file of the edition names another lab's crate or handout;
-#  3. `grader grade LAB DIR` there, from another empty CARGO_HOME after only
-#     `cargo build -p grader`, grades (the sandboxed builds fetch what they need);
+#  3. `grader grade LAB DIR` there, from another empty CARGO_HOME (always empty) after
+#     only `cargo build -p grader`, grades (the sandboxed builds fetch what they need);
 #  4. the edition's ci/github/grade.sh, run as its workflow runs it (LAB from the
 #     workflow's matrix), grades LAB and passes the reference at 100%;
 #  5. the Gradescope bundle made for LAB, unzipped into a scratch autograder root:
@@ -129,8 +129,11 @@ while read -r needle; do
 done <<<"$others"
 ok "no file names another lab's crate or handout"
 
-# 3. `grader grade` on a fresh machine, after only `cargo build -p grader`.
-fresh_home "$here/home-grade"
+# 3. `grader grade` on a fresh machine, after only `cargo build -p grader`: always from an
+# empty CARGO_HOME, since what the sandboxed builds need beyond the grader's own crates
+# is what this step checks is downloaded.
+rm -rf "$here/home-grade"
+mkdir -p "$here/home-grade"
 (cd "$edition" && CARGO_HOME=$here/home-grade cargo build -q -p grader 2>"$here/build.err") ||
   fail "cargo build -p grader: $(tail "$here/build.err")"
 set +e

@@ -32,12 +32,16 @@ struct Ban {
 }
 
 /// The root `clippy.toml` for `labs` of the kit at `kit`: each banned method once, with
-/// each lab's reason, in the labs' order.
-pub fn join(kit: &Path, labs: &[String]) -> Result<String, Error> {
+/// each lab's reason, in the labs' order; `None` when none of them has a file of its own.
+pub fn join(kit: &Path, labs: &[String]) -> Result<Option<String>, Error> {
     let mut bans: Vec<Ban> = Vec::new();
     for lab in labs {
         let path = kit.join("labs").join(lab).join(FILE_NAME);
-        let text = std::fs::read_to_string(&path).map_err(|e| Error::io("read", &path, e))?;
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(Error::io("read", &path, e)),
+        };
         let found = parse(&text);
         if found.is_empty() {
             return Err(Error::Usage(format!(
@@ -58,6 +62,9 @@ pub fn join(kit: &Path, labs: &[String]) -> Result<String, Error> {
             }
         }
     }
+    if bans.is_empty() {
+        return Ok(None);
+    }
     let mut out = String::from(HEADER);
     out.push_str("disallowed-methods = [\n");
     for ban in &bans {
@@ -68,7 +75,7 @@ pub fn join(kit: &Path, labs: &[String]) -> Result<String, Error> {
         ));
     }
     out.push_str("]\n");
-    Ok(out)
+    Ok(Some(out))
 }
 
 /// The entries of a lab's file: one `{ path = "...", reason = "..." }` per line.
@@ -107,14 +114,19 @@ mod tests {
             )
             .expect("write");
         }
-        let both = join(kit.path(), &["a".into(), "b".into()]).expect("joined");
+        let both = join(kit.path(), &["a".into(), "b".into()])
+            .expect("joined")
+            .expect("words");
         assert!(both.starts_with(HEADER), "{both}");
         assert!(
             both.ends_with("disallowed-methods = [\n    { path = \"std::time::Instant::now\", reason = \"use a_kit::Clock; use b_kit::Clock\" },\n    { path = \"std::process::exit\", reason = \"return an ExitCode\" },\n]\n"),
             "{both}"
         );
-        let one = join(kit.path(), &["b".into()]).expect("joined");
+        let one = join(kit.path(), &["b".into()])
+            .expect("joined")
+            .expect("words");
         assert!(!one.contains("a_kit"), "{one}");
+        assert_eq!(join(kit.path(), &["c".into()]).expect("none"), None);
         std::fs::write(kit.path().join("labs/a").join(FILE_NAME), "# nothing\n").expect("write");
         assert!(join(kit.path(), &["a".into()]).is_err());
     }

@@ -284,10 +284,14 @@ fn made(
         }
     }
     let names: Vec<String> = labs.iter().map(|l| l.manifest.name.clone()).collect();
-    made.push((
-        PathBuf::from(super::edition_lints::FILE_NAME),
-        super::edition_lints::join(kit, &names)?,
-    ));
+    // The lints in the labs' words; the kit's own when no lab has words of its own.
+    let lints = match super::edition_lints::join(kit, &names)? {
+        Some(text) => Some(text),
+        None => std::fs::read_to_string(kit.join(super::edition_lints::FILE_NAME)).ok(),
+    };
+    if let Some(text) = lints {
+        made.push((PathBuf::from(super::edition_lints::FILE_NAME), text));
+    }
     if kit.join(WORKFLOW).is_file() {
         made.push((
             PathBuf::from(WORKFLOW),

@@ -65,8 +65,10 @@ fn word(n: usize) -> &'static str {
     .unwrap_or("many")
 }
 
+/// A document's text with its lines joined, as a reader reads its sentences.
 fn read(rel: &str) -> String {
-    std::fs::read_to_string(kit().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+    let text = std::fs::read_to_string(kit().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[test]

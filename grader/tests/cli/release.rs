@@ -453,7 +453,21 @@ fn an_invalid_lab_is_not_released() {
 /// An edition written inside a folder it copies would copy itself.
 #[test]
 fn release_refuses_a_folder_inside_what_it_copies() {
-    let scratch = scratch_kit(&["Cargo.toml", "crates", "labs", "solutions/lab4/src"]);
+    // A kit whose workspace cargo can read: the edition's members are found through it.
+    let scratch = scratch_kit(&[
+        "Cargo.toml",
+        "Cargo.lock",
+        "crates",
+        "fixtures",
+        "grader/Cargo.toml",
+        "grader/src",
+        "grader/harness",
+        "grader/lab",
+        "grader/protocol",
+        "grader/race",
+        "solutions",
+        "labs",
+    ]);
     let output = grader()
         .current_dir(scratch.path())
         .args(["release", "lab4", "--out", "crates/relay_base/edition"])
