@@ -263,7 +263,7 @@ mod tests {
         let f = foreign();
         assert_eq!(f.find("uses shared and dropped_crate_race only"), None);
         assert_eq!(
-            f.find("see `dropped_crate`").map(|(i, w)| (i, w)),
+            f.find("see `dropped_crate`"),
             Some((5, "the crate `dropped_crate`".to_owned()))
         );
         assert_eq!(f.find("path = \"labs/other/race/twins/shared\""), None);

@@ -106,6 +106,9 @@ pub struct Wanted {
     pub name: String,
     /// Its student crate's folder, relative to the kit.
     pub student_crate: String,
+    /// Its harness crate's folder (`lab.json`'s `harness`), which holds the harness
+    /// program's package too.
+    pub harness: String,
 }
 
 impl Wanted {
@@ -114,6 +117,7 @@ impl Wanted {
         Wanted {
             name: lab.manifest.name.clone(),
             student_crate: lab.manifest.student_crate.clone(),
+            harness: lab.manifest.harness.clone(),
         }
     }
 }
@@ -141,7 +145,9 @@ pub fn select(
     for lab in labs {
         let folder = format!("labs/{}", lab.name);
         roots.extend(packages.iter().filter(|p| {
-            under(&p.dir, &folder) || Path::new(&p.dir) == Path::new(&lab.student_crate)
+            under(&p.dir, &folder)
+                || under(&p.dir, &lab.harness)
+                || Path::new(&p.dir) == Path::new(&lab.student_crate)
         }));
     }
     let mut kept: BTreeSet<String> = BTreeSet::new();
@@ -216,6 +222,7 @@ mod tests {
         Wanted {
             name: name.into(),
             student_crate: format!("crates/{name}"),
+            harness: format!("labs/{name}/harness"),
         }
     }
 

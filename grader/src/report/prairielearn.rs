@@ -215,8 +215,7 @@ fn fraction(score: u32, max: u32) -> f64 {
 
 /// Writes `results` as pretty JSON with a final newline.
 pub fn write(results: &Results, out: &mut dyn Write) -> std::io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, results)?;
-    writeln!(out)
+    super::json::pretty(results, out)
 }
 
 #[cfg(test)]

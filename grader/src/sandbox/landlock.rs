@@ -68,12 +68,15 @@ pub struct Landlocked {
     staged: Mutex<Staged>,
 }
 
+/// A program as it was staged: its path, device and inode, length and time.
+type ProgramId = (PathBuf, u64, u64, u64, i64);
+
 /// The folder of staged harness programs, and what is in it.
 #[derive(Debug, Default)]
 struct Staged {
     dir: Option<tempfile::TempDir>,
-    /// A program (path, device and inode, length, time) and its staged path.
-    programs: Vec<((PathBuf, u64, u64, u64, i64), PathBuf)>,
+    /// Each program staged, and its staged path.
+    programs: Vec<(ProgramId, PathBuf)>,
 }
 
 /// A scenario's user, given back (after everything it ran is killed) when dropped.

@@ -41,6 +41,23 @@ pub(crate) fn leaks(out: &Path, needles: &[String]) -> Vec<String> {
     leaks
 }
 
+/// What a scratch kit needs for cargo to read its workspace, through which a release
+/// finds the edition's members.
+const WORKSPACE: &[&str] = &[
+    "Cargo.toml",
+    "Cargo.lock",
+    "crates",
+    "fixtures",
+    "grader/Cargo.toml",
+    "grader/src",
+    "grader/harness",
+    "grader/lab",
+    "grader/protocol",
+    "grader/race",
+    "solutions",
+    "labs",
+];
+
 /// Releases the real kit's lab 4 into a new temporary folder.
 fn release() -> (tempfile::TempDir, PathBuf, std::process::Output) {
     let tmp = tempfile::tempdir().expect("a temporary folder");
@@ -373,20 +390,7 @@ fn release_refuses_a_folder_that_is_not_empty() {
 /// nothing is left behind.
 #[test]
 fn a_solution_file_in_the_skeleton_stops_the_release() {
-    let scratch = scratch_kit(&[
-        "Cargo.toml",
-        "Cargo.lock",
-        "crates",
-        "fixtures",
-        "grader/Cargo.toml",
-        "grader/src",
-        "grader/harness",
-        "grader/lab",
-        "grader/protocol",
-        "grader/race",
-        "solutions",
-        "labs",
-    ]);
+    let scratch = scratch_kit(WORKSPACE);
     std::fs::copy(
         scratch.path().join("solutions/lab4/src/breaker.rs"),
         scratch.path().join("crates/relay_base/src/breaker.rs"),
@@ -453,21 +457,7 @@ fn an_invalid_lab_is_not_released() {
 /// An edition written inside a folder it copies would copy itself.
 #[test]
 fn release_refuses_a_folder_inside_what_it_copies() {
-    // A kit whose workspace cargo can read: the edition's members are found through it.
-    let scratch = scratch_kit(&[
-        "Cargo.toml",
-        "Cargo.lock",
-        "crates",
-        "fixtures",
-        "grader/Cargo.toml",
-        "grader/src",
-        "grader/harness",
-        "grader/lab",
-        "grader/protocol",
-        "grader/race",
-        "solutions",
-        "labs",
-    ]);
+    let scratch = scratch_kit(WORKSPACE);
     let output = grader()
         .current_dir(scratch.path())
         .args(["release", "lab4", "--out", "crates/relay_base/edition"])
