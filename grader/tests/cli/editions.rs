@@ -314,3 +314,57 @@ fn prairielearn_results_hold_every_documented_field_and_keep_hidden_scenarios_un
             .any(|t| t["name"] == "sm_opens_at_threshold" && t["points"] == 0)
     );
 }
+
+/// Runs the GitHub step on `files` as GitHub runs it, and gives its standard output, where
+/// the workflow commands go.
+fn annotated(test: &str, files: &[(String, String)]) -> String {
+    let dir = crate::subs::folder(test);
+    crate::subs::write(&dir.join("submission"), crate::subs::Layout::Kit, files);
+    let output = bounded("bash")
+        .arg(kit().join("ci/github/grade.sh"))
+        .current_dir(&dir)
+        .env("KIT", kit())
+        .env("LAB", "lab4")
+        .env("SUBMISSION", "submission")
+        .env("GRADER", env!("CARGO_BIN_EXE_grader"))
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_STEP_SUMMARY", dir.join("summary.md"))
+        .env_remove("GRADER_WORK_DIR")
+        .output()
+        .expect("bash runs");
+    assert!(
+        matches!(output.status.code(), Some(0 | 1)),
+        "{}",
+        transcript(&output)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn the_github_step_marks_compile_errors_and_the_place_to_start_on_the_students_lines() {
+    let mut broken = crate::subs::reference_files();
+    broken[1].1.push_str("\nfn oops() -> u8 { 300 }\n");
+    let out = annotated("annotate_compile_error", &broken);
+    let error = out
+        .lines()
+        .find(|l| l.starts_with("::error file=crates/relay_base/src/bulkhead.rs,line="))
+        .unwrap_or_else(|| panic!("no annotation of the compile error:\n{out}"));
+    assert!(error.contains("title=does not compile::error"), "{error}");
+    let skeleton: Vec<(String, String)> = ["src/breaker.rs", "src/bulkhead.rs", "src/relay.rs"]
+        .iter()
+        .map(|f| {
+            let text = read(&kit().join("crates/relay_base").join(f));
+            ((*f).to_owned(), text)
+        })
+        .collect();
+    let out = annotated("annotate_start_here", &skeleton);
+    let start = out
+        .lines()
+        .find(|l| l.contains("title=Start here::"))
+        .unwrap_or_else(|| panic!("no Start here annotation:\n{out}"));
+    assert!(
+        start.starts_with("::warning file=crates/relay_base/src/"),
+        "{start}"
+    );
+    assert!(start.contains("not yet implemented"), "{start}");
+}

@@ -21,6 +21,7 @@ mod instructors;
 mod kit_faults;
 mod lab5;
 mod lab6;
+mod private_folder;
 mod races;
 mod refusals;
 mod rehearse;
