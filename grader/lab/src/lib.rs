@@ -173,7 +173,7 @@ pub struct Harness {
     /// The program that runs scenarios, relative to the harness crate that `lab.json`
     /// names (`main/src/main.rs`): compiled once per crate under test.
     pub program: &'static str,
-    /// The crate name under which the program uses the code under test (`relay_base`).
+    /// The crate name under which the program uses the code under test (the student crate's package name).
     pub code_under_test: &'static str,
     /// The program's other dependencies: crate name and folder, relative to the kit.
     pub dependencies: &'static [(&'static str, &'static str)],

@@ -54,7 +54,10 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
         let mut report = grade::grade(&lab, &subject, &selection, &opts, ctx.err)?;
         // The machine formats for other systems always say where they come from. The
         // kit's own formats do when grading a submission, below.
-        if matches!(args.format, Format::Junit | Format::Gradescope) {
+        if matches!(
+            args.format,
+            Format::Junit | Format::Gradescope | Format::Prairielearn
+        ) {
             let files = crate_files(&lab, &subject.crate_dir)?;
             let command = provenance::command(&lab.manifest.name, mode, &args.scenarios);
             report.provenance = Some(Provenance::new(
@@ -83,12 +86,22 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
         Err(e) => {
             // A platform reading a results file must still get one that says what went
             // wrong, and the grader's error still goes to standard error.
-            if args.format == Format::Gradescope {
-                let results = report::gradescope::from_error(&e.to_string(), clock.elapsed());
-                let mut text = Vec::new();
-                if report::gradescope::write(&results, &mut text).is_ok() {
-                    let _ = emit(ctx, args.output.as_deref(), &text);
-                }
+            let mut text = Vec::new();
+            let written = match args.format {
+                Format::Gradescope => report::gradescope::write(
+                    &report::gradescope::from_error(&e.to_string(), clock.elapsed()),
+                    &mut text,
+                )
+                .is_ok(),
+                Format::Prairielearn => report::prairielearn::write(
+                    &report::prairielearn::from_error(&e.to_string()),
+                    &mut text,
+                )
+                .is_ok(),
+                _ => false,
+            };
+            if written {
+                let _ = emit(ctx, args.output.as_deref(), &text);
             }
             return Err(e);
         }
@@ -251,6 +264,10 @@ impl Render {
                 };
                 report::gradescope::write(&report::gradescope::from_report(report, opts), &mut buf)
             }
+            Format::Prairielearn => report::prairielearn::write(
+                &report::prairielearn::from_report(report, self.hints, &hidden_names(selection)),
+                &mut buf,
+            ),
         };
         done.map_err(|e| Error::io("write", Path::new("the report"), e))?;
         Ok(buf)
@@ -284,6 +301,10 @@ impl Render {
             ),
             Format::Gradescope => report::gradescope::write(
                 &report::gradescope::from_rejected(rejected, time),
+                &mut buf,
+            ),
+            Format::Prairielearn => report::prairielearn::write(
+                &report::prairielearn::from_rejected(rejected),
                 &mut buf,
             ),
         };

@@ -58,6 +58,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: GradeArgs) -> Result<u8, Error> {
         Format::Json => "json",
         Format::Junit => "xml",
         Format::Gradescope => "results.json",
+        Format::Prairielearn => "prairielearn.json",
     };
     std::fs::create_dir_all(&args.results_dir)
         .map_err(|e| Error::io("create", &args.results_dir, e))?;

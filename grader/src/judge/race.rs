@@ -41,7 +41,7 @@ impl Context<'_> {
         }
     }
 
-    /// `place` as people know it (`crates/relay_base/src/breaker.rs:96:20`).
+    /// `place` as people know it (`crates/<student crate>/src/breaker.rs:96:20`).
     pub fn show(&self, place: &str) -> String {
         (self.shown)(&self.resolve(place))
     }

@@ -1,6 +1,7 @@
 //! A lab: its manifest (`labs/<name>/lab.json`), where its pieces live in the kit, and
 //! the plug-ins that know each lab ([`Registry`]).
 
+pub mod edition;
 pub mod files;
 pub mod kit;
 

@@ -9,6 +9,7 @@ pub mod human;
 pub mod json;
 pub mod junit;
 pub mod plain;
+pub mod prairielearn;
 pub mod provenance;
 pub mod rejected;
 
@@ -50,7 +51,7 @@ pub struct Report {
     pub schema_version: u32,
     /// The lab (`lab4`).
     pub lab: String,
-    /// What was graded (`crates/relay_base`).
+    /// What was graded (the student crate's folder, say).
     pub subject: String,
     /// Points earned.
     pub score: u32,
