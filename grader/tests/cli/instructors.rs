@@ -219,7 +219,7 @@ fn check(command: &str, status: i32, o: &Output) {
     let new = draft_points();
     if command.starts_with("grader validate labs/lab4/drafts/") {
         assert!(
-            err(o).contains(&format!(
+            out(o).contains(&format!(
                 ": 1 scenario file of lab4, {new} points: all valid"
             )),
             "{t}"
@@ -252,7 +252,7 @@ fn check(command: &str, status: i32, o: &Output) {
         // The shipped lab, plus the walk-through's scenario; `--fix` first rewrote the
         // handout's numbers.
         let c = shipped_counts();
-        let text = err(o);
+        let text = out(o);
         let last = text.lines().last().unwrap_or_default();
         if command.ends_with("--fix") {
             assert!(

@@ -353,10 +353,10 @@ fn a_second_lab_with_its_own_step_kind_is_graded_end_to_end() {
     let (status, out, err) = grade(&["validate", "echo"]);
     assert_eq!(status, 0, "{out}{err}");
     assert!(
-        err.contains(
+        out.contains(
             "echo: 2 scenarios (2 visible, 0 hidden), 3 points, 1 mutant, 1 alternative: all valid"
         ),
-        "{err}"
+        "{out}"
     );
 
     let (status, out, err) = grade(&["check", "echo", "--solution"]);

@@ -1,0 +1,290 @@
+//! The mistakes instructors make in their own files, each caught by `grader validate` with
+//! a clear message at its place: a time that is not a time, an expectation at a time the
+//! scenario's clock never reaches, a setting's value against its rule, a misspelt flow in
+//! `targets`, drafts kept in a sub-folder, and a handout whose count of scenarios stopped
+//! at the skeleton's `todo!()` went stale. The summary goes to standard output.
+
+use std::path::Path;
+use std::process::Output;
+
+use crate::util::{grader, scratch_kit, stdout, transcript};
+
+/// A scratch kit with lab 5 only (a draft there can be told from nothing but its place).
+fn lab5_kit() -> tempfile::TempDir {
+    scratch_kit(&["Cargo.toml", "labs/lab5", "solutions/lab5/src"])
+}
+
+fn validate(kit: &Path, args: &[&str]) -> Output {
+    grader()
+        .arg("--kit")
+        .arg(kit)
+        .current_dir(kit)
+        .arg("validate")
+        .args(args)
+        .output()
+        .expect("run the grader")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// A lab 5 draft named `name` with `steps` (a JSON list's insides) and `extra` header
+/// members (each ending in a comma), written under `labs/lab5/drafts/<folder>`.
+fn draft(kit: &Path, folder: &str, name: &str, extra: &str, steps: &str) -> String {
+    let text = format!(
+        r#"{{
+  "format_version": 1,
+  "name": "{name}",
+  "title": "An alert after the circuit opens",
+  "category": "alerts",
+  "points": 3,
+  "description": "Ten timeouts open acme/ORDERS and the operators hear of it.",
+  "hint": "Send one alert when the circuit opens.",
+  {extra}
+  "steps": [
+{steps}
+  ]
+}}
+"#
+    );
+    let dir = kit.join("labs/lab5/drafts").join(folder);
+    std::fs::create_dir_all(&dir).expect("create the drafts folder");
+    std::fs::write(dir.join(format!("{name}.json")), &text).expect("write the draft");
+    text
+}
+
+/// The steps that open acme/ORDERS after 3 s, then `last`.
+fn opening_then(last: &str) -> String {
+    format!(
+        r#"    {{"advance": {{"ms": 3000}}}},
+    {{"script": {{"flow": "acme/ORDERS", "answer": "timeout"}}}},
+    {{"send": {{"flow": "acme/ORDERS", "count": 10, "expect": "timeout"}}}},
+    {{"expect": {{"flow": "acme/ORDERS", "state": "OPEN"}}}},
+    {last}"#
+    )
+}
+
+/// `file:line:column` of the first `needle` in `text`, as diagnostics print it.
+fn place(file: &str, text: &str, needle: &str) -> String {
+    let offset = text.find(needle).expect("the needle");
+    let line = text[..offset].matches('\n').count() + 1;
+    let col = offset - text[..offset].rfind('\n').map_or(0, |i| i + 1) + 1;
+    format!("{file}:{line}:{col}")
+}
+
+#[test]
+fn a_time_with_sixty_seconds_or_more_is_refused() {
+    let kit = lab5_kit();
+    let text = draft(
+        kit.path(),
+        "",
+        "al_sixty_one_seconds",
+        "",
+        &opening_then(
+            r#"{"expect_alerts": ["00:00:61.000 acme/ORDERS opened: 10 of 10 calls failed"]}"#,
+        ),
+    );
+    let file = "labs/lab5/drafts/al_sixty_one_seconds.json";
+    let output = validate(kit.path(), &[file]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{}", transcript(&output));
+    let at = place(file, &text, "00:00:61.000");
+    assert!(
+        err.contains(&format!(
+            "{at}: `00:00:61.000` is not a time: its seconds go from 00 to 59\n  help: write 00:01:01.000 if you mean 61 s after the start"
+        )),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_expectation_at_a_time_the_clock_never_reaches_is_refused() {
+    let kit = lab5_kit();
+    let text = draft(
+        kit.path(),
+        "",
+        "al_alert_from_the_future",
+        "",
+        &opening_then(
+            r#"{"expect_alerts": ["00:00:05.000 acme/ORDERS opened: 10 of 10 calls failed"]}"#,
+        ),
+    );
+    let file = "labs/lab5/drafts/al_alert_from_the_future.json";
+    let output = validate(kit.path(), &[file]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{}", transcript(&output));
+    let at = place(file, &text, "00:00:05.000");
+    assert!(
+        err.contains(&format!(
+            "{at}: this step expects something at 00:00:05.000, but the scenario's clock is only at 00:00:03.000 when the step ends"
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains("help: advance the clock by 2 s more before this step, or correct the time"),
+        "{err}"
+    );
+
+    // The same alert at the time the clock is at is fine.
+    draft(
+        kit.path(),
+        "",
+        "al_alert_from_the_future",
+        "",
+        &opening_then(
+            r#"{"expect_alerts": ["00:00:03.000 acme/ORDERS opened: 10 of 10 calls failed"]}"#,
+        ),
+    );
+    let output = validate(kit.path(), &[file]);
+    assert_eq!(output.status.code(), Some(0), "{}", transcript(&output));
+}
+
+#[test]
+fn a_setting_out_of_its_range_is_told_its_rule() {
+    let kit = lab5_kit();
+    let text = draft(
+        kit.path(),
+        "",
+        "al_minus_five_probes",
+        r#""targets": {"acme/ORDERS": {"probes": -5, "open_for_ms": -1}},"#,
+        &opening_then(
+            r#"{"expect_alerts": ["00:00:03.000 acme/ORDERS opened: 10 of 10 calls failed"]}"#,
+        ),
+    );
+    let file = "labs/lab5/drafts/al_minus_five_probes.json";
+    let output = validate(kit.path(), &[file]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{}", transcript(&output));
+    let at = place(file, &text, "\"probes\"");
+    assert!(
+        err.contains(&format!("{at}: probes is -5, but probes must be 1 or more")),
+        "{err}"
+    );
+    assert!(
+        err.contains("open_for_ms is -1, but it must be a whole number, 0 or more"),
+        "{err}"
+    );
+    assert!(!err.contains("expected a whole number"), "{err}");
+}
+
+#[test]
+fn a_misspelt_flow_in_targets_is_called_a_flow() {
+    let kit = lab5_kit();
+    let text = draft(
+        kit.path(),
+        "",
+        "al_misspelt_flow",
+        r#""targets": {"acme/ORDRES": {"probes": 2}},"#,
+        &opening_then(
+            r#"{"expect_alerts": ["00:00:03.000 acme/ORDERS opened: 10 of 10 calls failed"]}"#,
+        ),
+    );
+    let file = "labs/lab5/drafts/al_misspelt_flow.json";
+    let output = validate(kit.path(), &[file]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{}", transcript(&output));
+    let at = place(file, &text, "\"acme/ORDRES\"");
+    assert!(
+        err.contains(&format!(
+            "{at}: unknown flow `acme/ORDRES`\n  help: did you mean `acme/ORDERS`?"
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("target"), "{err}");
+}
+
+#[test]
+fn a_folder_of_drafts_is_read_with_its_sub_folders_and_the_summary_says_so() {
+    let kit = lab5_kit();
+    let good = opening_then(
+        r#"{"expect_alerts": ["00:00:03.000 acme/ORDERS opened: 10 of 10 calls failed"]}"#,
+    );
+    draft(kit.path(), "", "al_top_draft", "", &good);
+    let text = draft(
+        kit.path(),
+        "older",
+        "al_older_draft",
+        "",
+        &opening_then(r#"{"expect_alerts": ["00:00:90.000 acme/ORDERS closed"]}"#),
+    );
+    let output = validate(kit.path(), &["labs/lab5/drafts"]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{}", transcript(&output));
+    let at = place(
+        "labs/lab5/drafts/older/al_older_draft.json",
+        &text,
+        "00:00:90.000",
+    );
+    assert!(
+        err.contains(&format!("{at}: `00:00:90.000` is not a time")),
+        "{err}"
+    );
+    assert_eq!(
+        stdout(&output),
+        "labs/lab5/drafts: 2 scenario files (1 in sub-folders) of lab5: 1 problem\n"
+    );
+}
+
+#[test]
+fn the_summary_goes_to_standard_output() {
+    let kit = lab5_kit();
+    let output = validate(kit.path(), &["lab5"]);
+    assert_eq!(output.status.code(), Some(0), "{}", transcript(&output));
+    let out = stdout(&output);
+    assert!(
+        out.starts_with("lab5: ") && out.ends_with(": all valid\n"),
+        "{}",
+        transcript(&output)
+    );
+    assert_eq!(
+        stderr(&output),
+        "",
+        "nothing went wrong, so nothing on stderr"
+    );
+}
+
+#[test]
+fn fix_rewrites_the_skeletons_count_of_todo_stops() {
+    let kit = lab5_kit();
+    let handout = kit.path().join("labs/lab5/README.md");
+    let text = std::fs::read_to_string(&handout).expect("read the handout");
+    let visible = {
+        let output = grader()
+            .arg("--kit")
+            .arg(kit.path())
+            .args(["list", "lab5"])
+            .output()
+            .expect("run the grader");
+        stdout(&output).matches("  visible").count()
+    };
+    let right = format!("{visible} scenarios stopped at todo!()");
+    assert!(
+        text.contains(&right),
+        "the shipped handout is true: {right}"
+    );
+    let wrong = format!("{} scenarios stopped at todo!()", visible + 2);
+    std::fs::write(&handout, text.replace(&right, &wrong)).expect("write the handout");
+
+    let output = validate(kit.path(), &["lab5"]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{}", transcript(&output));
+    assert!(
+        err.contains(&format!(
+            "the handout says {} scenarios stopped at the skeleton's todo!(), but the lab has {visible}",
+            visible + 2
+        )),
+        "{err}"
+    );
+
+    let output = validate(kit.path(), &["lab5", "--fix"]);
+    assert_eq!(output.status.code(), Some(0), "{}", transcript(&output));
+    assert!(
+        stdout(&output)
+            .starts_with("lab5: rewrote labs/lab5/README.md from the lab's data (1 change)"),
+        "{}",
+        transcript(&output)
+    );
+    let fixed = std::fs::read_to_string(&handout).expect("read the handout");
+    assert!(fixed.contains(&right) && !fixed.contains(&wrong));
+}
