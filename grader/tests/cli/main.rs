@@ -9,6 +9,7 @@ mod batch;
 mod browser;
 mod check;
 mod ci;
+mod class;
 mod drafts;
 mod errors;
 mod failures;
