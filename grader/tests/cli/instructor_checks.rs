@@ -2,7 +2,10 @@
 //! a clear message at its place: a time that is not a time, an expectation at a time the
 //! scenario's clock never reaches, a setting's value against its rule, a misspelt flow in
 //! `targets`, drafts kept in a sub-folder, and a handout whose count of scenarios stopped
-//! at the skeleton's `todo!()` went stale. The summary goes to standard output.
+//! at the skeleton's `todo!()` went stale; and the audit's: a draft whose publishing would
+//! move a mutant's Start here where its `caught_by` does not say, and (in the second lab's
+//! tests) a scenario that catches nothing another one does not. The summary goes to
+//! standard output.
 
 use std::path::Path;
 use std::process::Output;
@@ -287,4 +290,58 @@ fn fix_rewrites_the_skeletons_count_of_todo_stops() {
     );
     let fixed = std::fs::read_to_string(&handout).expect("read the handout");
     assert!(fixed.contains(&right) && !fixed.contains(&wrong));
+}
+
+/// A copy of lab 4's `tr_trial_after_the_deadline` named `name`, as a draft outside the
+/// kit: the same steps, so it fails wherever that scenario fails, and the same hint.
+fn draft_copy(dir: &Path, name: &str) -> std::path::PathBuf {
+    let text = std::fs::read_to_string(
+        crate::util::kit().join("labs/lab4/scenarios/tr_trial_after_the_deadline.json"),
+    )
+    .expect("read the scenario");
+    let text = text
+        .replace(
+            "\"name\": \"tr_trial_after_the_deadline\"",
+            &format!("\"name\": \"{name}\""),
+        )
+        .replace("\"title\": \"A trial", "\"title\": \"Once more, a trial");
+    let path = dir.join(format!("{name}.json"));
+    std::fs::write(&path, text).expect("write the draft");
+    path
+}
+
+fn audit_draft(draft: &Path) -> Output {
+    grader()
+        .args(["audit", "lab4", "--scenario"])
+        .arg(draft)
+        .args(["--mutant", "wait_not_restarted", "--runs", "1", "-j", "4"])
+        .output()
+        .expect("run the grader")
+}
+
+/// `wait_not_restarted`'s report starts at `tr_trial_after_the_deadline` step 8. A copy
+/// of that scenario whose file sorts first would take its place once published, and its
+/// `caught_by` does not name the copy: the draft's audit says so, and what to write.
+#[test]
+fn a_draft_audit_says_what_publishing_would_change_and_what_to_write_in_caught_by() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let first = draft_copy(dir.path(), "tr_a_late_trial_again");
+    let output = audit_draft(&first);
+    let out = stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{}", transcript(&output));
+    assert!(
+        out.contains("If the drafts were published:\n  - publishing tr_a_late_trial_again would move mutant wait_not_restarted's Start here from tr_trial_after_the_deadline step 8 (with its hint) to tr_a_late_trial_again step 8 (with its hint)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("which its caught_by does not name, and the whole audit would fail: add \"tr_a_late_trial_again\" to caught_by in labs/lab4/mutants/wait_not_restarted.json"),
+        "{out}"
+    );
+
+    // The same copy sorted after the scenario changes nothing: no note, the audit passes.
+    let last = draft_copy(dir.path(), "tr_z_late_trial_again");
+    let output = audit_draft(&last);
+    let out = stdout(&output);
+    assert_eq!(output.status.code(), Some(0), "{}", transcript(&output));
+    assert!(!out.contains("If the drafts were published"), "{out}");
 }

@@ -398,6 +398,11 @@ fn a_second_lab_with_its_own_step_kind_is_graded_end_to_end() {
         "{out}"
     );
     assert!(out.contains("Audit passed"), "{out}");
+    // Both scenarios catch the one mutant: the whole audit says the second adds nothing.
+    assert!(
+        out.contains("  - say_twice catches exactly the mutants say_back catches: one_more\n"),
+        "{out}"
+    );
 
     // A submission, alone and in a batch: the reference's file, flat.
     let root = test_dir("second-lab-submissions");

@@ -1,0 +1,122 @@
+//! Scenarios the whole audit shows to add nothing it can see: every mutant such a
+//! scenario catches, one other scenario catches too. It may still check a rule no mutant
+//! breaks yet; then the mutant that only it catches is missing. Told as notes: they do not
+//! fail the audit.
+
+use super::model::{Column, Role, caught};
+
+/// One note per scenario that catches nothing another scenario does not also catch
+/// (smoke scenarios, which are not meant to catch anything, left out), in the audit's
+/// order. Of two that catch exactly the same mutants, the later one is named.
+pub fn notes(scenarios: &[(String, bool)], columns: &[Column]) -> Vec<String> {
+    let mutants: Vec<&Column> = columns
+        .iter()
+        .filter(|c| c.role == Role::Mutant && c.compile_errors.is_none())
+        .collect();
+    let catches: Vec<Vec<&str>> = scenarios
+        .iter()
+        .map(|(name, _)| {
+            mutants
+                .iter()
+                .filter(|c| caught(c, name))
+                .map(|c| c.name.as_str())
+                .collect()
+        })
+        .collect();
+    let mut notes = Vec::new();
+    for (i, (name, smoke)) in scenarios.iter().enumerate() {
+        let mine = &catches[i];
+        if *smoke || mine.is_empty() {
+            continue;
+        }
+        // The other scenario that catches the most, among those that catch all it does.
+        let wider = (0..scenarios.len())
+            .filter(|&j| j != i && mine.iter().all(|m| catches[j].contains(m)))
+            .filter(|&j| catches[j].len() > mine.len() || j < i)
+            .max_by_key(|&j| (catches[j].len(), std::cmp::Reverse(j)));
+        let Some(j) = wider else {
+            continue;
+        };
+        let other = &scenarios[j].0;
+        let how = if catches[j].len() == mine.len() {
+            format!("catches exactly the mutants {other} catches")
+        } else {
+            format!(
+                "catches no mutant that {other} does not also catch ({other} catches {} more)",
+                catches[j].len() - mine.len()
+            )
+        };
+        notes.push(format!("{name} {how}: {}", mine.join(", ")));
+    }
+    notes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::Status;
+    use std::collections::BTreeMap;
+
+    fn column(name: &str, role: Role, failed: &[&str], scenarios: &[&str]) -> Column {
+        Column {
+            name: name.into(),
+            title: String::new(),
+            role,
+            runs: scenarios
+                .iter()
+                .map(|s| {
+                    let status = if failed.contains(s) {
+                        Status::Failed
+                    } else {
+                        Status::Passed
+                    };
+                    ((*s).to_owned(), vec![status])
+                })
+                .collect::<BTreeMap<_, _>>(),
+            compile_errors: None,
+            caught_once_because: None,
+            start_here: None,
+            start_here_elsewhere_because: None,
+        }
+    }
+
+    #[test]
+    fn a_scenario_another_one_covers_is_named_once() {
+        let names = ["wide", "narrow", "twin", "own", "smoke"];
+        let scenarios: Vec<(String, bool)> = names
+            .iter()
+            .map(|n| ((*n).to_owned(), *n == "smoke"))
+            .collect();
+        let columns = [
+            column("reference", Role::Reference, &[], &names),
+            column(
+                "m1",
+                Role::Mutant,
+                &["wide", "narrow", "twin", "smoke"],
+                &names,
+            ),
+            column("m2", Role::Mutant, &["wide", "twin"], &names),
+            column("m3", Role::Mutant, &["own"], &names),
+        ];
+        assert_eq!(
+            notes(&scenarios, &columns),
+            [
+                "narrow catches no mutant that wide does not also catch (wide catches 1 more): m1",
+                "twin catches exactly the mutants wide catches: m1, m2",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_scenario_with_a_mutant_of_its_own_is_not_named() {
+        let names = ["a", "b"];
+        let scenarios: Vec<(String, bool)> =
+            names.iter().map(|n| ((*n).to_owned(), false)).collect();
+        let columns = [
+            column("m1", Role::Mutant, &["a", "b"], &names),
+            column("m2", Role::Mutant, &["a"], &names),
+            column("m3", Role::Mutant, &["b"], &names),
+        ];
+        assert!(notes(&scenarios, &columns).is_empty());
+    }
+}
