@@ -239,7 +239,9 @@ fn check_steps(c: &mut Envelope<'_>) {
         .filter_map(|(i, p)| p.as_ref().map(|p| (i, p)))
         .collect();
     let race = c.parsed.header.race == Some(true);
-    let mut checker = Checker::new(&targets).for_race_check(race);
+    let mut checker = Checker::new(&targets)
+        .for_race_check(race)
+        .calling_targets(c.lab.plugin.target_noun());
     if readable.len() < c.parsed.steps.len() {
         checker = checker.with_unreadable_steps();
     }

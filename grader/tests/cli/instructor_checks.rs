@@ -197,6 +197,41 @@ fn a_misspelt_flow_in_targets_is_called_a_flow() {
     assert!(!err.contains("target"), "{err}");
 }
 
+/// Lab 6 calls its targets dependencies: in its steps, its `targets` and its records.
+#[test]
+fn lab6_calls_a_misspelt_target_a_dependency_wherever_it_is() {
+    let kit = scratch_kit(&["Cargo.toml", "labs/lab6"]);
+    let text = r#"{
+  "format_version": 1,
+  "name": "br_misspelt",
+  "title": "A misspelt dependency",
+  "category": "breaker",
+  "points": 1,
+  "hint": "Open the circuit.",
+  "targets": {"shiping": {"max_attempts": 1}},
+  "steps": [
+    {"send": {"target": "shipping", "expect": "confirmed"}},
+    {"expect": {"target": "shippng", "state": "CLOSED"}}
+  ]
+}
+"#;
+    let dir = kit.path().join("labs/lab6/drafts");
+    std::fs::create_dir_all(&dir).expect("create drafts");
+    std::fs::write(dir.join("br_misspelt.json"), text).expect("write the draft");
+    let output = validate(kit.path(), &["labs/lab6/drafts/br_misspelt.json"]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{}", transcript(&output));
+    for word in ["shiping", "shippng"] {
+        assert!(
+            err.contains(&format!(
+                "unknown dependency `{word}`\n  help: did you mean `shipping`?"
+            )),
+            "{err}"
+        );
+    }
+    assert!(!err.contains("unknown target"), "{err}");
+}
+
 #[test]
 fn a_folder_of_drafts_is_read_with_its_sub_folders_and_the_summary_says_so() {
     let kit = lab5_kit();
