@@ -4,8 +4,10 @@
 //! whole audit holds each mutant to). So the draft audit also runs the lab's visible
 //! scenarios once on each mutant and works out each mutant's Start here without the
 //! drafts and with them, placed where publishing them would put them: a Start here that
-//! moves is told, and one the whole audit would then refuse is a problem, with what to
-//! write in the mutant's `caught_by`.
+//! moves is told, and so is what to do when the whole audit would then refuse it, most
+//! often what to write in the mutant's `caught_by` as the draft is published (not
+//! before: a `caught_by` may name only scenarios of the lab). Neither fails the draft's
+//! audit, which is about the draft.
 
 use super::model::{Column, Role};
 use crate::instructor::mutants::Mutant;
@@ -14,13 +16,13 @@ use crate::lab::Lab;
 use crate::report::{Lead, ScenarioResult};
 use crate::scenario::Scenario;
 
-/// What publishing the drafts would change for the mutants: notes, and problems.
+/// What publishing the drafts would change for the mutants.
 #[derive(Debug, Default)]
 pub struct Publishing {
     /// Each mutant whose Start here would move, in words.
     pub notes: Vec<String>,
-    /// The moves the whole audit would refuse, with the fix.
-    pub problems: Vec<String>,
+    /// What to do as they are published, for each move the whole audit would refuse.
+    pub to_do: Vec<String>,
 }
 
 /// The results of one mutant on the lab's visible scenarios and on the visible drafts.
@@ -96,9 +98,10 @@ pub fn publishing(
         if fine(will.as_ref()) || !fine(was.as_ref()) {
             continue;
         }
-        let problem = match &will {
+        let why = "the whole audit fails a mutant whose report does not start at a scenario its caught_by names, with that scenario's hint";
+        let to_do = match &will {
             Some(l) if l.hint.is_none() => format!(
-                "publishing {draft_words} would make mutant {}'s report start at {} without that scenario's hint (its step {} is outside the steps the hint is about), and the whole audit would refuse it: set the scenario's hint_from_step and hint_until_step so they take in step {}, or say in {} why it cannot (start_here_elsewhere_because)",
+                "mutant {}'s report would start at {}, without that scenario's hint (its step {} is outside the steps the hint is about), and {why}: set that scenario's hint_from_step and hint_until_step to take in step {}, or say in {} why it cannot (start_here_elsewhere_because)",
                 mutant.name,
                 place(will.as_ref()),
                 l.step,
@@ -106,18 +109,18 @@ pub fn publishing(
                 file.display()
             ),
             Some(l) => format!(
-                "publishing {draft_words} would make {} mutant {}'s Start here, which its caught_by does not name, and the whole audit would fail: add \"{}\" to caught_by in {}, or sharpen the scenarios so its report starts where its caught_by says",
+                "add \"{}\" to caught_by in {} as you publish {draft_words}: mutant {}'s report would start there, and {why}",
                 l.scenario,
+                file.display(),
                 mutant.name,
-                l.scenario,
-                file.display()
             ),
             None => format!(
-                "publishing {draft_words} would leave mutant {}'s report without a Start here, and the whole audit would fail",
-                mutant.name
+                "mutant {}'s report would have no Start here, and {why}: say in {} why (start_here_elsewhere_because), or sharpen the scenarios",
+                mutant.name,
+                file.display()
             ),
         };
-        out.problems.push(problem);
+        out.to_do.push(to_do);
     }
     out
 }

@@ -205,6 +205,10 @@ fn notes(audit: &Audit, out: &mut dyn Write) -> std::io::Result<()> {
     for (head, notes) in [
         ("If the drafts were published:", &audit.publishing),
         (
+            "When you publish them (the whole audit fails otherwise):",
+            &audit.when_publishing,
+        ),
+        (
             "Scenarios that catch nothing another scenario does not also catch (keep one only if it checks a rule no mutant breaks yet, and write that mutant):",
             &audit.overlaps,
         ),

@@ -169,7 +169,7 @@ pub fn audit(
         all_mutants: !some_mutants,
         start_here: lab.manifest.start_here_audited,
     };
-    let mut problems = findings::findings(&scenarios, &columns, &mutants, scope);
+    let problems = findings::findings(&scenarios, &columns, &mutants, scope);
     let overlaps = if scope.all_scenarios && scope.all_mutants {
         overlap::notes(&scenarios, &columns)
     } else {
@@ -202,7 +202,6 @@ pub fn audit(
             .collect();
         draft::publishing(lab, &visible, &drafts, &runs, &mutants)
     };
-    problems.extend(publishing.problems);
     let hidden = selection
         .scenarios
         .iter()
@@ -219,6 +218,7 @@ pub fn audit(
         start_here_audited: lab.manifest.start_here_audited,
         overlaps,
         publishing: publishing.notes,
+        when_publishing: publishing.to_do,
     })
 }
 

@@ -78,6 +78,9 @@ pub struct Audit {
     /// An audit of drafts: each mutant whose Start here publishing them would move.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub publishing: Vec<String>,
+    /// An audit of drafts: what to do as they are published, so the whole audit passes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub when_publishing: Vec<String>,
 }
 
 /// Whether a column failed a scenario in its first run.
