@@ -82,31 +82,12 @@ fn by<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeMap;
 
     fn row(name: &str, files: &str, code: &str) -> Row {
-        Row {
-            name: name.into(),
-            status: "graded".into(),
-            score: 0,
-            max_score: 1,
-            passed: 0,
-            categories: BTreeMap::new(),
-            failed: Vec::new(),
-            compiled: Some(true),
-            student_files_sha256: Some(files.into()),
-            results_file: None,
-            message: String::new(),
-            graded_at: String::new(),
-            kit_version: String::new(),
-            scenarios_sha256: String::new(),
-            student: None,
-            statuses: BTreeMap::new(),
-            start_here: None,
-            stopped_at: None,
-            code_sha256: Some(code.into()),
-            unchanged_skeleton: false,
-        }
+        let mut row = Row::new(name, "graded", 1);
+        row.student_files_sha256 = Some(files.into());
+        row.code_sha256 = Some(code.into());
+        row
     }
 
     #[test]

@@ -158,6 +158,34 @@ pub struct StartHere {
     pub observed: String,
 }
 
+impl Row {
+    /// The row of `name`, graded now by this grader, with nothing measured yet.
+    pub fn new(name: &str, status: &str, max_score: u32) -> Row {
+        Row {
+            name: name.to_owned(),
+            status: status.to_owned(),
+            score: 0,
+            max_score,
+            passed: 0,
+            categories: BTreeMap::new(),
+            failed: Vec::new(),
+            compiled: None,
+            student_files_sha256: None,
+            results_file: None,
+            message: String::new(),
+            graded_at: now_utc(),
+            kit_version: env!("CARGO_PKG_VERSION").to_owned(),
+            scenarios_sha256: String::new(),
+            student: None,
+            statuses: BTreeMap::new(),
+            start_here: None,
+            stopped_at: None,
+            code_sha256: None,
+            unchanged_skeleton: false,
+        }
+    }
+}
+
 /// What the batch reports while it works, for a progress display.
 #[derive(Clone, Debug)]
 pub enum Progress {
@@ -301,30 +329,11 @@ pub fn row(name: &str, batch: &Batch<'_>, outcome: &Outcome) -> Row {
         .collect();
     let provenance = outcome.provenance();
     let hash = provenance.map(|p| p.student_files_sha256.clone());
-    let mut row = Row {
-        name: name.to_owned(),
-        status: GRADED.to_owned(),
-        score: 0,
-        max_score: outcome.max_score(),
-        passed: 0,
-        categories: BTreeMap::new(),
-        failed: Vec::new(),
-        compiled: None,
-        student_files_sha256: hash.clone(),
-        results_file: None,
-        message: String::new(),
-        graded_at: now_utc(),
-        kit_version: env!("CARGO_PKG_VERSION").to_owned(),
-        scenarios_sha256: provenance
-            .map(|p| p.scenarios_sha256.clone())
-            .unwrap_or_default(),
-        student: None,
-        statuses: BTreeMap::new(),
-        start_here: None,
-        stopped_at: None,
-        code_sha256: None,
-        unchanged_skeleton: false,
-    };
+    let mut row = Row::new(name, GRADED, outcome.max_score());
+    row.student_files_sha256 = hash.clone();
+    row.scenarios_sha256 = provenance
+        .map(|p| p.scenarios_sha256.clone())
+        .unwrap_or_default();
     match outcome {
         Outcome::Graded(report) => {
             for c in &report.categories {
@@ -403,28 +412,9 @@ pub(super) fn error_row(name: &str, batch: &Batch<'_>, e: &Error) -> Row {
 /// The row of a submission the grader failed on, for a batch on `selection`; its message
 /// is capped like compiler output.
 pub(super) fn error_row_for(name: &str, selection: &Selection, e: &Error) -> Row {
-    Row {
-        name: name.to_owned(),
-        status: ERROR.to_owned(),
-        score: 0,
-        max_score: max_score(selection),
-        passed: 0,
-        categories: BTreeMap::new(),
-        failed: Vec::new(),
-        compiled: None,
-        student_files_sha256: None,
-        results_file: None,
-        message: clip(&e.to_string(), COMPILE_ERRORS),
-        graded_at: now_utc(),
-        kit_version: env!("CARGO_PKG_VERSION").to_owned(),
-        scenarios_sha256: String::new(),
-        student: None,
-        statuses: BTreeMap::new(),
-        start_here: None,
-        stopped_at: None,
-        code_sha256: None,
-        unchanged_skeleton: false,
-    }
+    let mut row = Row::new(name, ERROR, max_score(selection));
+    row.message = clip(&e.to_string(), COMPILE_ERRORS);
+    row
 }
 
 /// A results file name per submission: its name with anything but letters, digits, `.`,

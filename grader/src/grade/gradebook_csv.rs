@@ -160,31 +160,13 @@ mod tests {
     use super::*;
     use crate::grade::gradebook::{CategoryColumn, ScenarioColumn};
     use crate::grade::roster::Student;
-    use std::collections::BTreeMap;
 
     fn row(name: &str, status: &str) -> Row {
-        Row {
-            name: name.into(),
-            status: status.into(),
-            score: 0,
-            max_score: 10,
-            passed: 0,
-            categories: BTreeMap::new(),
-            failed: Vec::new(),
-            compiled: None,
-            student_files_sha256: None,
-            results_file: None,
-            message: String::new(),
-            graded_at: "2025-01-01T00:00:00Z".into(),
-            kit_version: "0.1.0".into(),
-            scenarios_sha256: "abc".into(),
-            student: None,
-            statuses: BTreeMap::new(),
-            start_here: None,
-            stopped_at: None,
-            code_sha256: None,
-            unchanged_skeleton: false,
-        }
+        let mut row = Row::new(name, status, 10);
+        row.graded_at = "2025-01-01T00:00:00Z".into();
+        row.kit_version = "0.1.0".into();
+        row.scenarios_sha256 = "abc".into();
+        row
     }
 
     fn book(submissions: Vec<Row>) -> Gradebook {

@@ -76,123 +76,90 @@ fn place(file: &str, text: &str, needle: &str) -> String {
     format!("{file}:{line}:{col}")
 }
 
-#[test]
-fn a_time_with_sixty_seconds_or_more_is_refused() {
+/// An alert at the time the clock is at once the steps of [`opening_then`] are done.
+const ALERT_AT_3S: &str =
+    r#"{"expect_alerts": ["00:00:03.000 acme/ORDERS opened: 10 of 10 calls failed"]}"#;
+
+/// What `grader validate` says of the lab 5 draft `name` (the steps of [`opening_then`]
+/// and `last`, with `extra` header members), which it must refuse: each message, placed
+/// at the first `needle` of the file as `{at}`, must be in its standard error, which is
+/// returned.
+fn refused(name: &str, extra: &str, last: &str, needle: &str, messages: &[&str]) -> String {
     let kit = lab5_kit();
-    let text = draft(
-        kit.path(),
-        "",
-        "al_sixty_one_seconds",
-        "",
-        &opening_then(
-            r#"{"expect_alerts": ["00:00:61.000 acme/ORDERS opened: 10 of 10 calls failed"]}"#,
-        ),
-    );
-    let file = "labs/lab5/drafts/al_sixty_one_seconds.json";
-    let output = validate(kit.path(), &[file]);
+    let text = draft(kit.path(), "", name, extra, &opening_then(last));
+    let file = format!("labs/lab5/drafts/{name}.json");
+    let output = validate(kit.path(), &[&file]);
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(2), "{}", transcript(&output));
-    let at = place(file, &text, "00:00:61.000");
-    assert!(
-        err.contains(&format!(
-            "{at}: `00:00:61.000` is not a time: its seconds go from 00 to 59\n  help: write 00:01:01.000 if you mean 61 s after the start"
-        )),
-        "{err}"
+    let at = place(&file, &text, needle);
+    for message in messages {
+        let message = message.replace("{at}", &at);
+        assert!(err.contains(&message), "no `{message}` in:\n{err}");
+    }
+    err
+}
+
+#[test]
+fn a_time_with_sixty_seconds_or_more_is_refused() {
+    refused(
+        "al_sixty_one_seconds",
+        "",
+        r#"{"expect_alerts": ["00:00:61.000 acme/ORDERS opened: 10 of 10 calls failed"]}"#,
+        "00:00:61.000",
+        &[
+            "{at}: `00:00:61.000` is not a time: its seconds go from 00 to 59\n  help: write 00:01:01.000 if you mean 61 s after the start",
+        ],
     );
 }
 
 #[test]
 fn an_expectation_at_a_time_the_clock_never_reaches_is_refused() {
-    let kit = lab5_kit();
-    let text = draft(
-        kit.path(),
-        "",
+    refused(
         "al_alert_from_the_future",
         "",
-        &opening_then(
-            r#"{"expect_alerts": ["00:00:05.000 acme/ORDERS opened: 10 of 10 calls failed"]}"#,
-        ),
+        r#"{"expect_alerts": ["00:00:05.000 acme/ORDERS opened: 10 of 10 calls failed"]}"#,
+        "00:00:05.000",
+        &[
+            "{at}: this step expects something at 00:00:05.000, but the scenario's clock is only at 00:00:03.000 when the step ends",
+            "help: advance the clock by 2 s more before this step, or correct the time",
+        ],
     );
-    let file = "labs/lab5/drafts/al_alert_from_the_future.json";
-    let output = validate(kit.path(), &[file]);
-    let err = stderr(&output);
-    assert_eq!(output.status.code(), Some(2), "{}", transcript(&output));
-    let at = place(file, &text, "00:00:05.000");
-    assert!(
-        err.contains(&format!(
-            "{at}: this step expects something at 00:00:05.000, but the scenario's clock is only at 00:00:03.000 when the step ends"
-        )),
-        "{err}"
-    );
-    assert!(
-        err.contains("help: advance the clock by 2 s more before this step, or correct the time"),
-        "{err}"
-    );
-
     // The same alert at the time the clock is at is fine.
+    let kit = lab5_kit();
     draft(
         kit.path(),
         "",
-        "al_alert_from_the_future",
+        "al_alert_on_time",
         "",
-        &opening_then(
-            r#"{"expect_alerts": ["00:00:03.000 acme/ORDERS opened: 10 of 10 calls failed"]}"#,
-        ),
+        &opening_then(ALERT_AT_3S),
     );
-    let output = validate(kit.path(), &[file]);
+    let output = validate(kit.path(), &["labs/lab5/drafts/al_alert_on_time.json"]);
     assert_eq!(output.status.code(), Some(0), "{}", transcript(&output));
 }
 
 #[test]
 fn a_setting_out_of_its_range_is_told_its_rule() {
-    let kit = lab5_kit();
-    let text = draft(
-        kit.path(),
-        "",
+    let err = refused(
         "al_minus_five_probes",
         r#""targets": {"acme/ORDERS": {"probes": -5, "open_for_ms": -1}},"#,
-        &opening_then(
-            r#"{"expect_alerts": ["00:00:03.000 acme/ORDERS opened: 10 of 10 calls failed"]}"#,
-        ),
-    );
-    let file = "labs/lab5/drafts/al_minus_five_probes.json";
-    let output = validate(kit.path(), &[file]);
-    let err = stderr(&output);
-    assert_eq!(output.status.code(), Some(2), "{}", transcript(&output));
-    let at = place(file, &text, "\"probes\"");
-    assert!(
-        err.contains(&format!("{at}: probes is -5, but probes must be 1 or more")),
-        "{err}"
-    );
-    assert!(
-        err.contains("open_for_ms is -1, but it must be a whole number, 0 or more"),
-        "{err}"
+        ALERT_AT_3S,
+        "\"probes\"",
+        &[
+            "{at}: probes is -5, but probes must be 1 or more",
+            "open_for_ms is -1, but it must be a whole number, 0 or more",
+        ],
     );
     assert!(!err.contains("expected a whole number"), "{err}");
 }
 
 #[test]
 fn a_misspelt_flow_in_targets_is_called_a_flow() {
-    let kit = lab5_kit();
-    let text = draft(
-        kit.path(),
-        "",
+    let err = refused(
         "al_misspelt_flow",
         r#""targets": {"acme/ORDRES": {"probes": 2}},"#,
-        &opening_then(
-            r#"{"expect_alerts": ["00:00:03.000 acme/ORDERS opened: 10 of 10 calls failed"]}"#,
-        ),
-    );
-    let file = "labs/lab5/drafts/al_misspelt_flow.json";
-    let output = validate(kit.path(), &[file]);
-    let err = stderr(&output);
-    assert_eq!(output.status.code(), Some(2), "{}", transcript(&output));
-    let at = place(file, &text, "\"acme/ORDRES\"");
-    assert!(
-        err.contains(&format!(
-            "{at}: unknown flow `acme/ORDRES`\n  help: did you mean `acme/ORDERS`?"
-        )),
-        "{err}"
+        ALERT_AT_3S,
+        "\"acme/ORDRES\"",
+        &["{at}: unknown flow `acme/ORDRES`\n  help: did you mean `acme/ORDERS`?"],
     );
     assert!(!err.contains("target"), "{err}");
 }
@@ -235,10 +202,13 @@ fn lab6_calls_a_misspelt_target_a_dependency_wherever_it_is() {
 #[test]
 fn a_folder_of_drafts_is_read_with_its_sub_folders_and_the_summary_says_so() {
     let kit = lab5_kit();
-    let good = opening_then(
-        r#"{"expect_alerts": ["00:00:03.000 acme/ORDERS opened: 10 of 10 calls failed"]}"#,
+    draft(
+        kit.path(),
+        "",
+        "al_top_draft",
+        "",
+        &opening_then(ALERT_AT_3S),
     );
-    draft(kit.path(), "", "al_top_draft", "", &good);
     let text = draft(
         kit.path(),
         "older",
