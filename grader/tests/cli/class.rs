@@ -574,3 +574,26 @@ fn copy(from: &Path, to: &Path) {
         }
     }
 }
+
+/// `grade --help` says what `-j` counts there: submissions, not scenarios.
+#[test]
+fn grade_help_says_jobs_counts_submissions() {
+    let output = grader()
+        .args(["grade", "--help"])
+        .output()
+        .expect("run the grader");
+    let help = String::from_utf8_lossy(&output.stdout);
+    let jobs = help
+        .split("-j, --jobs")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no -j in:\n{help}"));
+    let said: String = jobs.lines().take(3).collect::<Vec<_>>().join(" ");
+    assert!(said.contains("Submissions graded at once"), "{said}");
+    assert!(!said.contains("Scenarios run at once"), "{said}");
+    // `check` runs scenarios, so there it counts scenarios.
+    let output = grader()
+        .args(["check", "--help"])
+        .output()
+        .expect("run the grader");
+    assert!(String::from_utf8_lossy(&output.stdout).contains("Scenarios run at once"));
+}

@@ -400,7 +400,7 @@ fn a_second_lab_with_its_own_step_kind_is_graded_end_to_end() {
     assert!(out.contains("Audit passed"), "{out}");
     // Both scenarios catch the one mutant: the whole audit says the second adds nothing.
     assert!(
-        out.contains("  - say_twice catches exactly the mutants say_back catches: one_more\n"),
+        out.contains("  - say_twice catches exactly what say_back catches (1 mutant: one_more)\n"),
         "{out}"
     );
 

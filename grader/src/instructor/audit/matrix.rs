@@ -209,7 +209,7 @@ fn notes(audit: &Audit, out: &mut dyn Write) -> std::io::Result<()> {
             &audit.when_publishing,
         ),
         (
-            "Scenarios that catch nothing another scenario does not also catch (keep one only if it checks a rule no mutant breaks yet, and write that mutant):",
+            "Scenarios that catch nothing another scenario does not also catch (worth keeping when one shows a rule on its own, or checks one no mutant breaks yet: then write that mutant):",
             &audit.overlaps,
         ),
     ] {

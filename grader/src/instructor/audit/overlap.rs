@@ -6,8 +6,9 @@
 use super::model::{Column, Role, caught};
 
 /// One note per scenario that catches nothing another scenario does not also catch
-/// (smoke scenarios, which are not meant to catch anything, left out), in the audit's
-/// order. Of two that catch exactly the same mutants, the later one is named.
+/// (smoke scenarios, which are not meant to catch anything, left out): first those that
+/// catch exactly what another one catches (of two, the later is named), then those that
+/// catch less than another one, each in the audit's order.
 pub fn notes(scenarios: &[(String, bool)], columns: &[Column]) -> Vec<String> {
     let mutants: Vec<&Column> = columns
         .iter()
@@ -23,7 +24,8 @@ pub fn notes(scenarios: &[(String, bool)], columns: &[Column]) -> Vec<String> {
                 .collect()
         })
         .collect();
-    let mut notes = Vec::new();
+    let mut twins = Vec::new();
+    let mut narrower = Vec::new();
     for (i, (name, smoke)) in scenarios.iter().enumerate() {
         let mine = &catches[i];
         if *smoke || mine.is_empty() {
@@ -38,17 +40,22 @@ pub fn notes(scenarios: &[(String, bool)], columns: &[Column]) -> Vec<String> {
             continue;
         };
         let other = &scenarios[j].0;
-        let how = if catches[j].len() == mine.len() {
-            format!("catches exactly the mutants {other} catches")
+        let mutants = grader_lab::quantity(mine.len() as u64, "mutant");
+        if catches[j].len() == mine.len() {
+            twins.push(format!(
+                "{name} catches exactly what {other} catches ({mutants}: {})",
+                mine.join(", ")
+            ));
         } else {
-            format!(
-                "catches no mutant that {other} does not also catch ({other} catches {} more)",
+            narrower.push(format!(
+                "{name}: {other} catches all it catches ({mutants}) and {} more",
                 catches[j].len() - mine.len()
-            )
-        };
-        notes.push(format!("{name} {how}: {}", mine.join(", ")));
+            ));
+        }
     }
-    notes
+    // Twins first: the audit cannot tell them apart at all.
+    twins.extend(narrower);
+    twins
 }
 
 #[cfg(test)]
@@ -100,8 +107,8 @@ mod tests {
         assert_eq!(
             notes(&scenarios, &columns),
             [
-                "narrow catches no mutant that wide does not also catch (wide catches 1 more): m1",
-                "twin catches exactly the mutants wide catches: m1, m2",
+                "twin catches exactly what wide catches (2 mutants: m1, m2)",
+                "narrow: wide catches all it catches (1 mutant) and 1 more",
             ]
         );
     }
