@@ -49,14 +49,8 @@ pub fn exec(ctx: &mut Ctx<'_>, args: GradeArgs) -> Result<u8, Error> {
         None => None,
     };
     let earlier = regrade::existing(&args.results_dir)?;
-    if let Some(old) = earlier.as_ref().filter(|b| b.lab != lab.manifest.name) {
-        return Err(Error::Usage(format!(
-            "{} holds the gradebook of {}, not {}\n  help: grade {} into another --results-dir",
-            args.results_dir.display(),
-            old.lab,
-            lab.manifest.name,
-            lab.manifest.name
-        )));
+    if let Some(old) = &earlier {
+        regrade::same_lab(old, &lab.manifest.name, &args.results_dir)?;
     }
     let matches = match &roster {
         Some(roster) => {

@@ -27,6 +27,18 @@ pub fn existing(dir: &Path) -> Result<Option<Gradebook>, Error> {
     })
 }
 
+/// `Ok` when `old`, the gradebook in `dir`, is of `lab`: only then can rows join it.
+pub fn same_lab(old: &Gradebook, lab: &str, dir: &Path) -> Result<(), Error> {
+    if old.lab == lab {
+        return Ok(());
+    }
+    Err(Error::Usage(format!(
+        "{} holds the gradebook of {}, not {lab}\n  help: grade {lab} into another --results-dir",
+        dir.display(),
+        old.lab
+    )))
+}
+
 /// What joining two gradebooks did.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Joined {
@@ -48,15 +60,7 @@ pub fn join(
     let Some(old) = old else {
         return Ok((new, Joined::default()));
     };
-    if old.lab != new.lab {
-        return Err(Error::Usage(format!(
-            "{} holds the gradebook of {}, not {}\n  help: grade {} into another --results-dir",
-            dir.display(),
-            old.lab,
-            new.lab,
-            new.lab
-        )));
-    }
+    same_lab(&old, &new.lab, dir)?;
     let mut joined = Joined::default();
     for row in old.submissions {
         if let Some(again) = new.submissions.iter_mut().find(|r| r.name == row.name) {
