@@ -210,6 +210,9 @@ pub struct CheckArgs {
 
 /// `grader grade`.
 #[derive(Debug, clap::Args)]
+#[command(mut_arg("jobs", |a| a.help(
+    "Submissions graded at once (default: the number of cores); their scenarios share a pool of processes, twice as many as cores"
+)))]
 pub struct GradeArgs {
     /// The lab to grade (`grader list` names the labs).
     pub lab: String,
@@ -236,7 +239,20 @@ pub struct GradeArgs {
     #[arg(long)]
     pub no_sandbox: bool,
 
-    /// How to run scenarios; --jobs is the number of submissions graded at once.
+    /// A CSV file saying whose each submission is (columns: submission, github or
+    /// gradescope_id to find the folder; name, email, student_id, canvas_id, sis_login_id,
+    /// section). With it, the results folder also gets canvas.csv and moodle.csv, the
+    /// layouts those platforms import.
+    #[arg(long, value_name = "FILE")]
+    pub roster: Option<PathBuf>,
+
+    /// The grade column's name in canvas.csv and moodle.csv (default: the lab's title).
+    /// To fill in an existing Canvas assignment, write it as Canvas's own export heads
+    /// its column: `Name (id)`.
+    #[arg(long, value_name = "NAME")]
+    pub assignment: Option<String>,
+
+    /// How to run scenarios.
     #[command(flatten)]
     pub run: RunArgs,
 }

@@ -9,6 +9,7 @@
 //! exits the process.
 
 pub mod build;
+pub mod class;
 pub mod cli;
 pub mod commands;
 pub mod diagnostic;

@@ -36,6 +36,8 @@ pub trait DynPlugin: Send + Sync {
     fn rehearsal(&self) -> Option<&dyn crate::rehearsal::Rehearsal>;
     /// [`Plugin::words`].
     fn words(&self) -> &Words;
+    /// [`Plugin::target_noun`].
+    fn target_noun(&self) -> &'static str;
     /// [`Plugin::stuck_hint`].
     fn stuck_hint(&self, seen: Option<&str>) -> String;
     /// The step kinds, as scenario files spell them (`script`, `send`, ...).
@@ -98,6 +100,10 @@ impl<P: Plugin> DynPlugin for P {
 
     fn words(&self) -> &Words {
         Plugin::words(self)
+    }
+
+    fn target_noun(&self) -> &'static str {
+        Plugin::target_noun(self)
     }
 
     fn stuck_hint(&self, seen: Option<&str>) -> String {

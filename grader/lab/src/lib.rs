@@ -57,6 +57,13 @@ pub trait Plugin: Send + Sync + 'static {
     /// The lab's words for reports.
     fn words(&self) -> &Words;
 
+    /// What the lab calls a target, in its steps and messages alike: `target`, `flow`,
+    /// `dependency`. Every message about a target name (a misspelt one in `targets`, a
+    /// step's, the manifest's) uses it.
+    fn target_noun(&self) -> &'static str {
+        "target"
+    }
+
     /// Problems with one target's settings (values out of range), as (field, message).
     fn check_settings(&self, settings: &Self::Settings) -> Vec<(&'static str, String)>;
 

@@ -1,9 +1,14 @@
 //! Grading one crate: build the code under test, run the scenarios, judge, report.
 
 pub mod batch;
+pub mod code_digest;
 pub mod gradebook;
+pub mod gradebook_csv;
+pub mod platforms;
 mod pool;
 pub mod race;
+pub mod regrade;
+pub mod roster;
 mod select;
 pub mod source_scan;
 pub mod submission;

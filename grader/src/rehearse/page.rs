@@ -105,8 +105,8 @@ fn table(h: &mut String, t: &Table) {
     }
 }
 
-/// Text for HTML.
-fn esc(s: &str) -> String {
+/// Text for HTML (the class page's too).
+pub(crate) fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

@@ -258,7 +258,7 @@ fn groups<'a>(scenarios: &[&'a ScenarioResult]) -> Vec<Group<'a>> {
 }
 
 /// Where the code under test stopped, in words: `todo!() at FILE:LINE:COL: message`.
-fn stop_words(place: &str) -> String {
+pub(crate) fn stop_words(place: &str) -> String {
     match place.split_once(": not yet implemented") {
         Some((at, rest)) => format!("todo!() at {at}{rest}"),
         None => format!("a panic at {place}"),

@@ -1,6 +1,7 @@
 //! Scenarios: the file format ([`model`]), reading files with exact positions
 //! ([`load`]), and checking them against the lab before anything runs ([`validate`]).
 
+pub mod clock_times;
 pub mod explain;
 pub mod load;
 pub mod model;

@@ -186,6 +186,20 @@ impl Browser {
     }
 }
 
+impl Browser {
+    /// How many elements of the open page match the CSS `selector`.
+    pub fn count(&self, selector: &str) -> Result<u64, String> {
+        let value = self.call(
+            "POST",
+            &format!("/session/{}/execute/sync", self.session),
+            json!({"script": "return document.querySelectorAll(arguments[0]).length;", "args": [selector]}),
+        )?;
+        value
+            .as_u64()
+            .ok_or_else(|| format!("not a count: {value}"))
+    }
+}
+
 impl Drop for Browser {
     fn drop(&mut self) {
         if !self.session.is_empty() {

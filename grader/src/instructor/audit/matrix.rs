@@ -168,6 +168,7 @@ pub fn write_matrix(audit: &Audit, out: &mut dyn Write) -> std::io::Result<()> {
             None => writeln!(out)?,
         }
     }
+    notes(audit, out)?;
     writeln!(out)?;
     if audit.problems.is_empty() && audit.some_mutants && !audit.some_scenarios {
         writeln!(
@@ -193,6 +194,32 @@ pub fn write_matrix(audit: &Audit, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out, "Audit failed:")?;
         for p in &audit.problems {
             writeln!(out, "  - {p}")?;
+        }
+    }
+    Ok(())
+}
+
+/// The notes that do not decide the verdict: what publishing the drafts would change,
+/// and the scenarios that catch nothing another one does not.
+fn notes(audit: &Audit, out: &mut dyn Write) -> std::io::Result<()> {
+    for (head, notes) in [
+        ("If the drafts were published:", &audit.publishing),
+        (
+            "When you publish them (the whole audit fails otherwise):",
+            &audit.when_publishing,
+        ),
+        (
+            "Scenarios that catch nothing another scenario does not also catch (worth keeping when one shows a rule on its own, or checks one no mutant breaks yet: then write that mutant):",
+            &audit.overlaps,
+        ),
+    ] {
+        if notes.is_empty() {
+            continue;
+        }
+        writeln!(out)?;
+        writeln!(out, "{head}")?;
+        for n in notes {
+            writeln!(out, "  - {n}")?;
         }
     }
     Ok(())

@@ -72,6 +72,15 @@ pub struct Audit {
     /// Whether the lab asks that each mutant's "Start here" names its mistake; the
     /// matrix then shows where each report starts.
     pub start_here_audited: bool,
+    /// A whole audit's notes on scenarios that catch nothing another one does not.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub overlaps: Vec<String>,
+    /// An audit of drafts: each mutant whose Start here publishing them would move.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub publishing: Vec<String>,
+    /// An audit of drafts: what to do as they are published, so the whole audit passes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub when_publishing: Vec<String>,
 }
 
 /// Whether a column failed a scenario in its first run.

@@ -82,6 +82,10 @@ impl Plugin for Lab5 {
         &WORDS
     }
 
+    fn target_noun(&self) -> &'static str {
+        "flow"
+    }
+
     fn stuck_hint(&self, seen: Option<&str>) -> String {
         words::stuck_hint(seen)
     }

@@ -70,6 +70,10 @@ impl Plugin for Lab6 {
         &WORDS
     }
 
+    fn target_noun(&self) -> &'static str {
+        "dependency"
+    }
+
     fn stuck_hint(&self, seen: Option<&str>) -> String {
         words::stuck_hint(seen)
     }

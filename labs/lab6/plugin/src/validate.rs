@@ -27,7 +27,7 @@ pub fn settings(s: &Settings) -> Vec<(&'static str, String)> {
     ];
     for (field, value) in fields {
         if value == 0 {
-            problems.push((field, format!("{field} must be at least 1")));
+            problems.push((field, format!("{field} must be 1 or more")));
         }
     }
     if s.minimum_calls > s.window {
