@@ -35,4 +35,4 @@ pub use real::MonotonicClock;
 pub use relay_kit::{State, Transition, TransitionLog, format_clock_time};
 pub use settings::{BreakerSettings, BulkheadSettings, DependencySettings, RetrySettings};
 pub use shop::{Browse, CATALOG, Cause, Checkout, Metrics, Order, Page, SHIPPING};
-pub use wait::{Clock, Waiting, Wake};
+pub use wait::{Clock, Waiting, Wake, just_after};
