@@ -66,6 +66,10 @@ pub fn describe(step: &Step) -> String {
             None => format!("answer every held call at {} with {}", x.target, x.answer),
         },
         Step::Advance(x) => format!("advance the clock by {}", duration(x.ms)),
+        Step::WakeOrder(order) => match order.as_str() {
+            "newest_first" => "from now on, requests woken together go on newest first".to_owned(),
+            _ => "from now on, requests woken together go on oldest first".to_owned(),
+        },
         Step::Expect(x) => format!("check {}{}", x.target, on(x.instance)),
         Step::ExpectTransitions(_) => "check the transition records".to_owned(),
     }
@@ -135,7 +139,7 @@ pub fn expectation(step: &Step) -> Option<String> {
             let lines: Vec<String> = lines.iter().map(|l| format!("        {l}")).collect();
             format!("exactly these records, in order:\n{}", lines.join("\n"))
         }),
-        Step::Script(_) => None,
+        Step::Script(_) | Step::WakeOrder(_) => None,
     }
 }
 
