@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::thread::ThreadId;
 use std::time::Duration;
 
+use crate::quiet::Quiet;
 use crate::wait::Hook;
 use crate::{Clock, Waiting, Wake};
 
@@ -26,6 +27,10 @@ pub struct FakeClock {
 #[derive(Default)]
 struct Timeline {
     state: Mutex<Moment>,
+    /// `Moment::now`, kept beside it where reading it needs no lock of the timeline's: code
+    /// under test reads the clock often, and in the race checks each of those reads would
+    /// otherwise be a point where the explorer switches threads.
+    now: Quiet<Duration>,
     /// Called whenever a thread starts waiting and whenever a waiting thread is woken.
     on_change: Option<Hook>,
     /// Whether a waiter whose bell rang stays asleep until [`FakeClock::let_go`].
@@ -98,6 +103,7 @@ impl FakeClock {
         Self {
             inner: Arc::new(Timeline {
                 state: Mutex::default(),
+                now: Quiet::default(),
                 on_change: Some(Arc::new(on_change)),
                 serial,
             }),
@@ -111,6 +117,7 @@ impl FakeClock {
             let mut moment = self.lock();
             moment.now += by;
             let now = moment.now;
+            *self.inner.now.lock() = now;
             moment
                 .waits
                 .iter()
@@ -128,6 +135,7 @@ impl FakeClock {
     pub fn set(&self, to: Duration) {
         let mut moment = self.lock();
         moment.now = moment.now.max(to);
+        *self.inner.now.lock() = moment.now;
     }
 
     /// Every thread waiting right now (those already let go excluded), in the order they
@@ -169,6 +177,7 @@ impl FakeClock {
             let (deadline, blocker) = (entry.deadline, entry.blocker.clone());
             if to_deadline {
                 moment.now = moment.now.max(deadline);
+                *self.inner.now.lock() = moment.now;
             }
             blocker
         };
@@ -225,7 +234,7 @@ fn lock(timeline: &Timeline) -> MutexGuard<'_, Moment> {
 
 impl Clock for FakeClock {
     fn now(&self) -> Duration {
-        self.lock().now
+        *self.inner.now.lock()
     }
 
     fn wait(&self, wake: &Wake, deadline: Duration, why: Waiting) {

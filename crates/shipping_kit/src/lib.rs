@@ -22,6 +22,7 @@ mod call;
 mod fake;
 mod jitter;
 mod monitor;
+mod quiet;
 mod real;
 mod settings;
 mod shop;

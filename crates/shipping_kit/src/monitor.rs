@@ -2,6 +2,8 @@
 
 use std::ops::{Deref, DerefMut};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use crate::quiet::Quiet;
 use std::time::Duration;
 
 use crate::{Clock, Waiting, Wake};
@@ -17,7 +19,7 @@ use crate::{Clock, Waiting, Wake};
 pub struct Monitor<T> {
     clock: Arc<dyn Clock>,
     data: Mutex<T>,
-    sleepers: Mutex<Vec<Wake>>,
+    sleepers: Quiet<Vec<Wake>>,
 }
 
 /// The lock of a [`Monitor`], held: read and change the state through it.
@@ -35,7 +37,7 @@ impl<T> Monitor<T> {
         Self {
             clock,
             data: Mutex::new(value),
-            sleepers: sleeper_list(),
+            sleepers: Quiet::new(Vec::new()),
         }
     }
 
@@ -77,15 +79,10 @@ impl<T> Monitor<T> {
         wake.ring();
     }
 
-    fn sleepers(&self) -> MutexGuard<'_, Vec<Wake>> {
-        self.sleepers.lock().unwrap_or_else(PoisonError::into_inner)
+    /// The sleepers: the monitor's own bookkeeping, not a lock of the code using it.
+    fn sleepers(&self) -> impl DerefMut<Target = Vec<Wake>> + '_ {
+        self.sleepers.lock()
     }
-}
-
-/// The list of sleepers, made here (not where the monitor is made): it is the monitor's
-/// own bookkeeping, not a lock of the code using it.
-fn sleeper_list() -> Mutex<Vec<Wake>> {
-    Mutex::new(Vec::new())
 }
 
 /// Which of `n` sleepers [`Monitor::notify_one`] wakes: the one that began waiting last.

@@ -15,6 +15,8 @@
 //!   before it still waits in the queue, and that one still waits once the step settles;
 //! - `no_lost_wakeup`: once a step settles, no request sleeps in a lane's queue while one of
 //!   its slots is free, and no request waits in the queue longer than it may stay;
+//! - `queue_expired_on_time`: no request leaves the queue with `queue_expired` before it
+//!   has waited longer than `max_queue_wait` or its budget has ended;
 //! - `probe_limit`: no more calls reach a dependency in one HALF_OPEN round of a lane than
 //!   its `probes` (calls let in while CLOSED, and probes of an earlier round, are late,
 //!   not probes);
@@ -40,6 +42,7 @@ const SLOT_HINT: &str = "Check for a free slot and take it in one locked section
 const QUEUE_HINT: &str = "Count the queue and join it in one locked section: a request that sees room in the queue, lets the lock go and joins under the lock again can be overtaken in between by another that saw the same room.";
 const FIFO_HINT: &str = "Give a freed slot to the oldest queued request under the queue's lock (it stays taken, and that request is told), or let only the head of the queue take a free slot. A slot given back to the pool, with every queued request woken, goes to whichever of them the scheduler runs first.";
 const LOST_HINT: &str = "Change the queue's state first, under its lock, and wake the queue after: a wake-up sent before the change it announces can be seen, and slept through, before the change is made. And wake every queued request (notify_all) when the change is for one in particular: notify_one may wake another.";
+const EARLY_HINT: &str = "A wake-up only means \"look again\": wait in a loop, and leave the queue only when the clock has reached the moment you computed (just after joined + max_queue_wait, or the budget's end). A request woken because a slot went to another one, or for any other change, looks, finds nothing for it, and waits again.";
 const LATE_HINT: &str = "Leave the queue on time: wait until just after joined + max_queue_wait (shipping_kit::just_after), or until the budget's end if that comes first, and never later. A wait whose deadline is later sleeps through the moment the request had to leave.";
 const PROBES_HINT: &str = "Decide \"this attempt is a probe\" and count it as handed out in one locked section: an attempt that checks the count under the lock, lets it go and adds itself under it again can be overtaken in between by another that saw the same count.";
 const RECORDS_HINT: &str = "Write each transition record while you still hold the lock under which the state changed: a record written after the lock is let go can be overtaken by the next change's record.";
@@ -193,6 +196,13 @@ pub fn waits(why: Waiting, deadline: Duration, queued: &BTreeMap<String, usize>)
     });
 }
 
+/// Request `id` returned `outcome` (in the scenario's words).
+pub fn returned(id: u64, outcome: &str) {
+    if outcome == "queue_expired" {
+        MONITOR.with_borrow_mut(|m| m.expired(id));
+    }
+}
+
 /// The lane request `id` was sent on, if it was sent.
 pub fn lane_of(id: u64) -> Option<String> {
     MONITOR.with_borrow(|m| m.requests.get(&id).map(|r| r.lane.clone()))
@@ -252,6 +262,16 @@ fn requests(ids: &[u64]) -> String {
         None => String::new(),
         Some((last, [])) => format!("request {last}"),
         Some((last, rest)) => format!("requests {} and {last}", rest.join(", ")),
+    }
+}
+
+/// ` of instance 2` for a lane of a scenario with several instances, nothing otherwise.
+fn of(lane: &str, target: &str) -> String {
+    match lane.strip_prefix(target).map(str::trim) {
+        Some(rest) if !rest.is_empty() => {
+            format!(" of {}", rest.trim_start_matches('(').trim_end_matches(')'))
+        }
+        _ => String::new(),
     }
 }
 
@@ -393,11 +413,13 @@ impl Monitor {
             let n = in_flight.len();
             let words = (
                 format!(
-                    "at most {} in progress at {target} from {name} (its max_active)",
-                    counted(limits.max_active as usize, "call", "calls")
+                    "at most {}{} in progress at {target} (max_active)",
+                    counted(limits.max_active as usize, "call", "calls"),
+                    of(name, &target)
                 ),
                 format!(
-                    "{n} calls were in progress at {target} at once ({})",
+                    "{n} calls{} were in progress at {target} at once ({})",
+                    of(name, &target),
                     requests(&in_flight)
                 ),
             );
@@ -409,8 +431,9 @@ impl Monitor {
         if probe_calls.len() as u64 > limits.probes {
             let words = (
                 format!(
-                    "at most {} reach {target} in one HALF_OPEN round of {name} (its probes)",
-                    counted(limits.probes as usize, "probe", "probes")
+                    "at most {}{} reach {target} in one HALF_OPEN round (probes)",
+                    counted(limits.probes as usize, "probe", "probes"),
+                    of(name, &target)
                 ),
                 format!(
                     "{} calls reached {target} in one HALF_OPEN round ({})",
@@ -460,6 +483,10 @@ impl Monitor {
         } else {
             r.queued_since = None;
         }
+        if deadline <= now {
+            // It returns at once: no wait at all.
+            return;
+        }
         let (name, sent_at, joined) = (r.lane.clone(), r.sent_at, r.queued_since.unwrap_or(now));
         let Some(lane) = self.lanes.get(&name) else {
             return;
@@ -491,15 +518,16 @@ impl Monitor {
         if others as u64 >= limits.max_queued {
             let words = (
                 format!(
-                    "at most {} waiting in {name}'s queue (its max_queued)",
-                    counted(limits.max_queued as usize, "request", "requests")
+                    "at most {} waiting in the queue for {target}{} (max_queued)",
+                    counted(limits.max_queued as usize, "request", "requests"),
+                    of(&name, &target)
                 ),
                 format!(
                     "request #{id} began to wait in the queue while {} already waited there",
                     counted(others, "other", "others")
                 ),
             );
-            let mark = format!("one request too many in {name}'s queue");
+            let mark = "one request too many in the queue".to_owned();
             let v = self.violation("queue_limit", words, QUEUE_HINT, vec![request(id)], mark);
             self.report(v);
         }
@@ -510,7 +538,8 @@ impl Monitor {
         if deadline > leave_by {
             let words = (
                 format!(
-                    "a request that joined {name}'s queue at {} has left it by {} (max_queue_wait, or its budget's end)",
+                    "a request that joined the queue for {target}{} at {} has left it by {} (max_queue_wait, or its budget's end)",
+                    of(&name, &target),
                     format_clock_time(joined),
                     format_clock_time(leave_by),
                 ),
@@ -523,6 +552,49 @@ impl Monitor {
             let v = self.violation("no_lost_wakeup", words, LATE_HINT, vec![request(id)], mark);
             self.report(v);
         }
+    }
+
+    /// Request `id` returned `queue_expired`.
+    fn expired(&mut self, id: u64) {
+        let now = self.now;
+        let Some(r) = self.requests.get(&id) else {
+            return;
+        };
+        let Some(lane) = self.lanes.get(&r.lane) else {
+            return;
+        };
+        let (limits, target, of) = (lane.limits, lane.target.clone(), of(&r.lane, &lane.target));
+        let budget_ended = now >= r.sent_at + limits.budget;
+        let waited = r.queued_since.map(|t| now.saturating_sub(t));
+        if budget_ended || waited.is_some_and(|w| w > limits.max_queue_wait) {
+            return;
+        }
+        let words = (
+            format!(
+                "a request leaves the queue for {target}{of} with queue_expired only once it has waited longer than max_queue_wait ({} ms) or its budget has ended",
+                limits.max_queue_wait.as_millis()
+            ),
+            match waited {
+                Some(w) => format!(
+                    "request #{id} got queue_expired at {}, {} ms after it joined the queue",
+                    format_clock_time(now),
+                    w.as_millis()
+                ),
+                None => format!(
+                    "request #{id} got queue_expired at {} without waiting in the queue",
+                    format_clock_time(now)
+                ),
+            },
+        );
+        let mark = "leaves the queue too early".to_owned();
+        let v = self.violation(
+            "queue_expired_on_time",
+            words,
+            EARLY_HINT,
+            vec![request(id)],
+            mark,
+        );
+        self.report(v);
     }
 
     /// The step has settled, with `asleep` waiting on the clock.
@@ -558,7 +630,8 @@ impl Monitor {
                 property: "first_come_first_served".into(),
                 step: Some(overtaking.step),
                 expected: format!(
-                    "a slot of {lane} that frees while requests wait in its queue goes to the one that has waited longest"
+                    "a slot{} that frees at {target} while requests wait in the queue goes to the one that has waited longest",
+                    of(&lane, &target)
                 ),
                 observed: format!(
                     "request #{by} reached {target} while {}, queued before #{by} was sent, waited in the queue, and still waits",
@@ -591,10 +664,14 @@ impl Monitor {
         if let Some((name, target, mut sleeping, busy, limits)) = lost {
             sleeping.sort_unstable();
             let words = (
-                format!("no request sleeps in {name}'s queue while one of its slots is free"),
                 format!(
-                    "once the step had settled, {} still slept in the queue while {target} had {busy} of {name}'s calls in progress (max_active {})",
+                    "no request sleeps in the queue for {target}{} while one of its slots is free",
+                    of(&name, &target)
+                ),
+                format!(
+                    "once the step had settled, {} still slept in the queue while {target} had {busy} calls{} in progress (max_active {})",
                     requests(&sleeping),
+                    of(&name, &target),
                     limits.max_active
                 ),
             );

@@ -118,10 +118,13 @@ impl Clock for WatchedClock {
     }
 
     fn wait(&self, wake: &Wake, deadline: Duration, why: Waiting) {
-        if deadline > self.inner.now() && !wake.is_rung() {
-            let queued = queued_by_lane(&self.inner, &self.threads);
-            monitor::waits(why, deadline, &queued);
-        }
+        // Only a wait in the queue needs to know who else waits there: every look at the
+        // clock is one more point where the explorer may switch threads.
+        let queued = match why {
+            Waiting::Queue => queued_by_lane(&self.inner, &self.threads),
+            _ => BTreeMap::new(),
+        };
+        monitor::waits(why, deadline, &queued);
         self.inner.wait(wake, deadline, why);
     }
 }

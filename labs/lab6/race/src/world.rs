@@ -276,7 +276,9 @@ impl World {
                     browse_words(shop.browse(&Page { id }))
                 }
             };
-            layered(layers, attempts, &once)
+            let outcome = layered(layers, attempts, &once);
+            monitor::returned(id, &outcome);
+            outcome
         };
         self.requests
             .spawn("request", target, call, String::clone, move || {
@@ -324,8 +326,8 @@ impl World {
         let until = self.clock.now() + by;
         let before: Vec<u64> = self.open();
         self.wake_until(until, usize::MAX);
-        self.clock.set(until);
         monitor::time_is(until);
+        self.clock.set(until);
         before
             .into_iter()
             .filter(|&id| self.requests.ended(id).is_some())
@@ -354,10 +356,11 @@ impl World {
             else {
                 return false;
             };
+            // The monitor learns the time first: the woken may run at once.
+            monitor::time_is(deadline);
             for w in waiters.iter().filter(|w| w.deadline == deadline) {
                 self.clock.wake_one(w.seq);
             }
-            monitor::time_is(deadline);
             self.settle();
         }
         self.clock.waiters().iter().any(|w| w.deadline <= until)
