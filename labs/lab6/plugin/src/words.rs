@@ -185,7 +185,7 @@ pub fn settings(s: &Settings) -> String {
 }
 
 /// The stuck hint when nothing tells whose lock the requests wait for.
-pub const STUCK_HINT: &str = "A request that has neither returned nor waits on the injected clock is still running inside your shop. The usual causes: waiting with thread::sleep or Condvar::wait_timeout (real time: use clock.sleep_until, a Monitor guard's wait_until, or call.wait_until); a queue loop that waits again until a deadline that has already come (it must give up, not wait); a lock held while waiting for the dependency's answer or in the queue, so other requests block on it; a slot that is never given back; or a loop that never ends.";
+pub const STUCK_HINT: &str = "A request that has neither returned nor waits on the injected clock is still running inside your shop. The usual causes: waiting with thread::sleep or Condvar::wait_timeout (real time: use clock.sleep_until, a Monitor guard's wait_until, or call.wait_until); a queue loop that waits until a deadline that has already come, which returns at once, every time (a request queued at T is still in time at exactly T + max_queue_wait: wait until shipping_kit::just_after(T + max_queue_wait), or the budget's end if that is sooner, and leave when the clock reaches it); a lock held while waiting for the dependency's answer or in the queue, so other requests block on it; a slot that is never given back; or a loop that never ends.";
 
 /// The hint for requests blocked inside the shop, from what the harness saw while they
 /// were: whether the dependency's circuit state could still be read tells whether they
