@@ -50,6 +50,35 @@ pub enum Seen {
     },
 }
 
+impl Seen {
+    /// The property `records_in_order` broken by this record (in step `step`), in the
+    /// lab's words `hint`, if it does not start where the one before it ended.
+    pub fn out_of_order(&self, step: usize, hint: &str) -> Option<Violation> {
+        let Seen::Record {
+            target,
+            from,
+            to,
+            by,
+            at,
+            after,
+            in_order: false,
+        } = self
+        else {
+            return None;
+        };
+        let record = format!("{from} -> {to}");
+        let after = after.clone();
+        Some(out_of_order(
+            target,
+            &record,
+            by.clone(),
+            after,
+            (step, *at),
+            hint,
+        ))
+    }
+}
+
 /// A reader of one schedule's record, from where it last stopped.
 #[derive(Default)]
 pub struct Reader {

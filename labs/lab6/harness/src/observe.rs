@@ -70,25 +70,12 @@ fn lane(world: &World, instance: usize, name: &str) -> LaneSnapshot {
     let metrics = asked(world, || shop.metrics(name))
         .flatten()
         .map(|m| metrics(&m));
-    let mut waiting: BTreeMap<Waiting, u64> = BTreeMap::new();
-    for (id, _, _) in world
+    let waiting = world
         .sent
         .iter()
         .filter(|(_, i, target)| *i == instance && target == name)
-    {
-        if let Some(why) = world.waiting(*id) {
-            *waiting.entry(why).or_default() += 1;
-        }
-    }
-    let count = |why| waiting.get(&why).copied().unwrap_or(0);
-    LaneSnapshot {
-        name: name.to_owned(),
-        state,
-        metrics,
-        held: count(Waiting::Answer),
-        queued: count(Waiting::Queue),
-        pausing: count(Waiting::Pause),
-    }
+        .filter_map(|(id, _, _)| world.waiting(*id).map(Waiting::as_str));
+    LaneSnapshot::new(name, state, metrics, waiting)
 }
 
 /// The metrics by name.

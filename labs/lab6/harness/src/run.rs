@@ -14,12 +14,15 @@ use fixture_script::{Activity, Behaviour};
 use grader_harness::{Driver, Failure, Notifier, Requests};
 use grader_protocol::{Plan, RequestOutcome, StuckRecord};
 use shipping_kit::{
-    Answer, BreakerSettings, BulkheadSettings, Clock, Dependency, DependencySettings, FakeClock,
-    Order, Page, RetrySettings, SHIPPING, Waiting,
+    Answer, Clock, Dependency, DependencySettings, FakeClock, Order, Page, SHIPPING, Waiting,
 };
 
 use crate::wire::{Action, Observation, Settings, WakeOrder};
 use crate::{BuildShop, ShopUnderTest};
+
+#[path = "shop_settings.rs"]
+mod shop_settings;
+use shop_settings::dependency_settings;
 
 /// Lab 6's world: the fake clock, the scripted dependencies and one shop per instance.
 pub struct World {
@@ -110,33 +113,6 @@ fn instance_of(action: &Action) -> u32 {
     match action {
         Action::Send { instance, .. } | Action::SendConcurrent { instance, .. } => *instance,
         _ => 1,
-    }
-}
-
-/// The shop's settings for one dependency, from the plan's.
-fn dependency_settings(s: &Settings) -> DependencySettings {
-    let count = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
-    let small = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
-    DependencySettings {
-        bulkhead: BulkheadSettings {
-            max_active: count(s.max_active),
-            max_queued: count(s.max_queued),
-            max_queue_wait: Duration::from_millis(s.max_queue_wait_ms),
-        },
-        budget: Duration::from_millis(s.budget_ms),
-        retry: RetrySettings {
-            max_attempts: small(s.max_attempts),
-            backoff: Duration::from_millis(s.backoff_ms),
-            jitter_percent: small(s.jitter_percent),
-            jitter_seed: s.jitter_seed,
-        },
-        breaker: BreakerSettings {
-            window: count(s.window),
-            minimum_calls: count(s.minimum_calls),
-            failure_rate_percent: small(s.failure_rate_percent),
-            open_for: Duration::from_millis(s.open_for_ms),
-            probes: count(s.probes),
-        },
     }
 }
 

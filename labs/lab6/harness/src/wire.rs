@@ -199,6 +199,36 @@ pub struct LaneSnapshot {
     pub pausing: u64,
 }
 
+impl LaneSnapshot {
+    /// One dependency as one instance sees it: its circuit `state` and `metrics` (as the
+    /// shop reported them), and its requests that wait on the clock, each by the word of
+    /// what it waits for (`held`, `queued`, `pausing`).
+    pub fn new<'a>(
+        name: &str,
+        state: Option<String>,
+        metrics: Option<BTreeMap<String, u64>>,
+        waiting: impl IntoIterator<Item = &'a str>,
+    ) -> Self {
+        let mut lane = LaneSnapshot {
+            name: name.to_owned(),
+            state,
+            metrics,
+            held: 0,
+            queued: 0,
+            pausing: 0,
+        };
+        for word in waiting {
+            match word {
+                "held" => lane.held += 1,
+                "queued" => lane.queued += 1,
+                "pausing" => lane.pausing += 1,
+                _ => {}
+            }
+        }
+        lane
+    }
+}
+
 /// The metric names, in the order reports list them.
 pub const METRICS: [&str; 5] = [
     "timeout",

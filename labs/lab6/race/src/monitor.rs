@@ -33,7 +33,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use grader_protocol::Violation;
-use race_explore::record::{Reader, Seen, out_of_order};
+use race_explore::record::{Reader, Seen};
 use race_explore::story;
 use race_std::trace::{self, Held};
 use shipping_kit::{Waiting, format_clock_time};
@@ -323,25 +323,16 @@ impl Monitor {
     /// records, and the first touch of each request on the code under test.
     fn read_record(&mut self) {
         for seen in self.record.read() {
+            if let Some(v) = seen.out_of_order(self.record.step(), RECORDS_HINT) {
+                self.report(v);
+            }
             match seen {
                 Seen::Record {
-                    target,
-                    from,
-                    to,
-                    by,
-                    at,
-                    after,
-                    in_order,
-                } => {
-                    self.recorded(&target, &from, &to);
-                    if !in_order {
-                        let step = self.record.step();
-                        let record = format!("{from} -> {to}");
-                        let v = out_of_order(&target, &record, by, after, (step, at), RECORDS_HINT);
-                        self.report(v);
-                    }
-                }
+                    target, from, to, ..
+                } => self.recorded(&target, &from, &to),
                 Seen::FirstTouch { id, target, state } => {
+                    // The round it could be a probe of: the one running, or the next if
+                    // the circuit is OPEN.
                     let rounds = self.lanes.get(&target).map_or(0, |l| l.rounds);
                     let round = rounds + u64::from(state == "OPEN");
                     self.arrived_in.insert(id, (state, round));

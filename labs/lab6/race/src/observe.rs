@@ -1,7 +1,6 @@
 //! What the race harness records after every action, as the normal harness does: each
 //! dependency's counters, each instance's view of each dependency, and the records.
 
-use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use grader_protocol::{RequestOutcome, StepRecord};
@@ -107,25 +106,12 @@ impl World {
                     m.no_tariff,
                 ])
             });
-        let mut waiting: BTreeMap<Waiting, u64> = BTreeMap::new();
-        for (id, _, _) in self
+        let waiting = self
             .sent
             .iter()
             .filter(|(_, i, target)| *i == instance && target == name)
-        {
-            if let Some(why) = self.waiting(*id) {
-                *waiting.entry(why).or_default() += 1;
-            }
-        }
-        let count = |why| waiting.get(&why).copied().unwrap_or(0);
-        LaneSnapshot {
-            name: name.to_owned(),
-            state,
-            metrics,
-            held: count(Waiting::Answer),
-            queued: count(Waiting::Queue),
-            pausing: count(Waiting::Pause),
-        }
+            .filter_map(|(id, _, _)| self.waiting(*id).map(Waiting::as_str));
+        LaneSnapshot::new(name, state, metrics, waiting)
     }
 
     /// Asks instance `instance` something, as the grader acting for that instance (the

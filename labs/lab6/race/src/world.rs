@@ -20,13 +20,16 @@ use race_explore::requests::Requests;
 use race_std::sync::Arc;
 use race_std::trace;
 use shipping_kit::{
-    Answer, BreakerSettings, BulkheadSettings, Clock, Dependency, DependencySettings, FakeClock,
-    Order, Page, RetrySettings, SHIPPING,
+    Answer, Clock, Dependency, DependencySettings, FakeClock, Order, Page, SHIPPING,
 };
 
 use crate::monitor::{self, Limits};
 use crate::watched::{Threads, Watched, WatchedClock, asleep, number};
 use crate::{BuildShop, Plan, ShopUnderTest};
+
+#[path = "../../harness/src/shop_settings.rs"]
+mod shop_settings;
+use shop_settings::dependency_settings;
 
 pub(crate) struct World {
     pub(crate) clock: FakeClock,
@@ -51,33 +54,6 @@ pub(crate) fn lane(target: &str, instance: usize, instances: usize) -> String {
         format!("{target} (instance {})", instance + 1)
     } else {
         target.to_owned()
-    }
-}
-
-/// The shop's settings for one dependency, from the plan's.
-fn dependency_settings(s: &Settings) -> DependencySettings {
-    let count = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
-    let small = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
-    DependencySettings {
-        bulkhead: BulkheadSettings {
-            max_active: count(s.max_active),
-            max_queued: count(s.max_queued),
-            max_queue_wait: Duration::from_millis(s.max_queue_wait_ms),
-        },
-        budget: Duration::from_millis(s.budget_ms),
-        retry: RetrySettings {
-            max_attempts: small(s.max_attempts),
-            backoff: Duration::from_millis(s.backoff_ms),
-            jitter_percent: small(s.jitter_percent),
-            jitter_seed: s.jitter_seed,
-        },
-        breaker: BreakerSettings {
-            window: count(s.window),
-            minimum_calls: count(s.minimum_calls),
-            failure_rate_percent: small(s.failure_rate_percent),
-            open_for: Duration::from_millis(s.open_for_ms),
-            probes: count(s.probes),
-        },
     }
 }
 
