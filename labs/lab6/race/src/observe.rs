@@ -3,6 +3,8 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use std::collections::BTreeMap;
+
 use grader_protocol::{RequestOutcome, StepRecord};
 use lab6_harness::wire::{self, DependencySnapshot, InstanceSnapshot, LaneSnapshot, Observation};
 use race_std::trace;
@@ -22,15 +24,16 @@ impl World {
     ) -> StepRecord<Observation> {
         let mut ids = ids.to_vec();
         ids.sort_unstable();
+        let waiting = self.waiting_now();
         let requests = ids
             .iter()
             .map(|&id| RequestOutcome {
                 id,
                 outcome: match self.requests.ended(id) {
                     Some(_) => self.requests.outcome(id, String::clone),
-                    None => self
-                        .waiting(id)
-                        .map_or("running", Waiting::as_str)
+                    None => waiting
+                        .get(&id)
+                        .map_or("running", |why| why.as_str())
                         .to_owned(),
                 },
             })
@@ -45,7 +48,7 @@ impl World {
                 lanes: self
                     .targets
                     .iter()
-                    .map(|(name, _)| self.lane(i, name))
+                    .map(|(name, _)| self.lane(i, name, &waiting))
                     .collect(),
             })
             .collect();
@@ -88,7 +91,7 @@ impl World {
         }
     }
 
-    fn lane(&self, instance: usize, name: &str) -> LaneSnapshot {
+    fn lane(&self, instance: usize, name: &str, waiting: &BTreeMap<u64, Waiting>) -> LaneSnapshot {
         let shop = &self.shops[instance];
         let state = self
             .asked(instance, || shop.circuit_state(name))
@@ -110,7 +113,7 @@ impl World {
             .sent
             .iter()
             .filter(|(_, i, target)| *i == instance && target == name)
-            .filter_map(|(id, _, _)| self.waiting(*id).map(Waiting::as_str));
+            .filter_map(|(id, _, _)| waiting.get(id).map(|why| why.as_str()));
         LaneSnapshot::new(name, state, metrics, waiting)
     }
 

@@ -8,6 +8,7 @@
 //! call is answered and the clock moved past every deadline: a request that still does not
 //! return leaves every thread waiting, and the runtime stops the schedule as a deadlock.
 
+use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::Duration;
 
@@ -20,7 +21,7 @@ use race_explore::requests::Requests;
 use race_std::sync::Arc;
 use race_std::trace;
 use shipping_kit::{
-    Answer, Clock, Dependency, DependencySettings, FakeClock, Order, Page, SHIPPING,
+    Answer, Clock, Dependency, DependencySettings, FakeClock, Order, Page, SHIPPING, Waiting,
 };
 
 use crate::monitor::{self, Limits};
@@ -223,8 +224,7 @@ impl World {
         let ahead: Vec<u64> = asleep(&self.clock, &self.threads)
             .into_iter()
             .filter(|(other, why)| {
-                *why == shipping_kit::Waiting::Queue
-                    && monitor::lane_of(*other).as_deref() == Some(name.as_str())
+                *why == Waiting::Queue && monitor::lane_of(*other).as_deref() == Some(name.as_str())
             })
             .map(|(other, _)| other)
             .collect();
@@ -264,23 +264,20 @@ impl World {
         id
     }
 
-    /// What request `id` waits for on the fake clock, if it does.
-    pub(crate) fn waiting(&self, id: u64) -> Option<shipping_kit::Waiting> {
-        let thread = *self.threads.lock().iter().find(|(_, i)| **i == id)?.0;
-        self.clock
-            .waiters()
-            .into_iter()
-            .find(|w| number(w.thread) == thread)
-            .map(|w| w.why)
+    /// What each request that waits on the fake clock now waits for: one look at the
+    /// clock (each look is a point where the explorer may switch threads).
+    pub(crate) fn waiting_now(&self) -> BTreeMap<u64, Waiting> {
+        asleep(&self.clock, &self.threads).into_iter().collect()
     }
 
     /// Waits until every request sent so far has returned or waits on the fake clock, then
     /// shows the monitor who sleeps.
     fn settle(&self) {
         self.activity.wait(|| {
+            let waiting = self.waiting_now();
             self.sent
                 .iter()
-                .all(|&(id, _, _)| self.requests.ended(id).is_some() || self.waiting(id).is_some())
+                .all(|&(id, _, _)| waiting.contains_key(&id) || self.requests.ended(id).is_some())
         });
         monitor::settled(&asleep(&self.clock, &self.threads));
     }
