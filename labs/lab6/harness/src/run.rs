@@ -24,6 +24,10 @@ use crate::{BuildShop, ShopUnderTest};
 mod shop_settings;
 use shop_settings::dependency_settings;
 
+/// The most woken requests one step lets go, one after the other, before the ones still
+/// waking each other without time moving are reported stuck.
+const MOST_LET_GO: usize = 10_000;
+
 /// Lab 6's world: the fake clock, the scripted dependencies and one shop per instance.
 pub struct World {
     pub(crate) clock: FakeClock,
@@ -264,7 +268,7 @@ impl World {
     fn settle(&self, target: &str) -> Result<(), Failure> {
         let ids: Vec<u64> = self.sent.iter().map(|&(id, _, _)| id).collect();
         let parked = |id| self.waiting(id).is_some();
-        loop {
+        for _ in 0..MOST_LET_GO {
             let settled = self.requests.settle(&ids, target, &parked);
             let next = self.next_woken();
             match (settled, next) {
@@ -277,6 +281,26 @@ impl World {
                 (Err(failure), _) => return Err(self.seen(failure)),
             }
         }
+        // Requests that keep waking each other without time moving: they never settle.
+        let ranks = self.ranks();
+        let woken = self
+            .clock
+            .waiters()
+            .iter()
+            .filter(|w| w.rung)
+            .filter_map(|w| ranks.get(&w.thread).copied())
+            .collect();
+        Err(Failure::Stuck(StuckRecord {
+            step: 0,
+            at_ms: 0,
+            requests: woken,
+            sent: ids.len() as u64,
+            target: target.to_owned(),
+            waited_ms: self.stuck_after_ms,
+            blocked: false,
+            reading: false,
+            seen: None,
+        }))
     }
 
     /// The woken request whose turn comes next, if any waits for its turn.
