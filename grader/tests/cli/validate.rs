@@ -20,7 +20,7 @@ fn the_shipped_kit_is_valid() {
     ----- stdout -----
     lab4: 49 scenarios (42 visible, 7 hidden), 206 points, 31 mutants, 5 alternatives: all valid
     lab5: 50 scenarios (43 visible, 7 hidden), 239 points, 42 mutants, 2 alternatives: all valid
-    lab6: 32 scenarios (25 visible, 7 hidden), 156 points, 24 mutants, 2 alternatives: all valid
+    lab6: 43 scenarios (33 visible, 10 hidden), 208 points, 33 mutants, 3 alternatives: all valid
     ----- stderr -----
     ");
 }

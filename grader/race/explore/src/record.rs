@@ -2,6 +2,11 @@
 //! runs, which request each task carries and where it was sent, the transition records a
 //! kit crate noted, and each request's first touch of a lock or atomic of the code under
 //! test (about when the code decided on it).
+//!
+//! A lab whose scenarios run several instances of the code under test against the same
+//! targets (lab 6's fleet) says which instance each task acts for with a `lane` note: the
+//! records a task writes then chain with those of its lane only, under the target's name
+//! followed by the lane's (`shipping (instance 2)`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -16,7 +21,8 @@ pub enum Seen {
     /// A transition record `target FROM TO` (a `record` note), written by `by` as event
     /// `at` of the record.
     Record {
-        /// The target (or flow) whose state changed.
+        /// The target (or flow) whose state changed, followed by the writer's lane if it
+        /// acts for one.
         target: String,
         /// The state before.
         from: String,
@@ -37,11 +43,40 @@ pub enum Seen {
     FirstTouch {
         /// The request.
         id: u64,
-        /// Where it was sent.
+        /// Where it was sent, followed by its lane if it acts for one.
         target: String,
         /// Its target's state then, as its records say.
         state: String,
     },
+}
+
+impl Seen {
+    /// The property `records_in_order` broken by this record (in step `step`), in the
+    /// lab's words `hint`, if it does not start where the one before it ended.
+    pub fn out_of_order(&self, step: usize, hint: &str) -> Option<Violation> {
+        let Seen::Record {
+            target,
+            from,
+            to,
+            by,
+            at,
+            after,
+            in_order: false,
+        } = self
+        else {
+            return None;
+        };
+        let record = format!("{from} -> {to}");
+        let after = after.clone();
+        Some(out_of_order(
+            target,
+            &record,
+            by.clone(),
+            after,
+            (step, *at),
+            hint,
+        ))
+    }
 }
 
 /// A reader of one schedule's record, from where it last stopped.
@@ -57,6 +92,8 @@ pub struct Reader {
     carries: BTreeMap<usize, u64>,
     /// Requests that have touched the code under test.
     touched: BTreeSet<u64>,
+    /// The lane each task acts for, when it is not the target's only one.
+    lanes: BTreeMap<usize, String>,
     /// Whether the kit made an object, by address: asked for every lock of the schedule.
     kit: BTreeMap<usize, bool>,
     /// Each target's state, as its last record says, and that record and who wrote it.
@@ -69,9 +106,23 @@ impl Reader {
         self.step
     }
 
+    /// The name under which `task`'s records of `target` chain: the target's, followed by
+    /// the lane the task acts for.
+    pub fn chain(&self, target: &str, task: Option<usize>) -> String {
+        match task.and_then(|t| self.lanes.get(&t)) {
+            Some(lane) => format!("{target}{lane}"),
+            None => target.to_owned(),
+        }
+    }
+
     /// `target`'s state as its records say so far (`CLOSED` before the first).
     pub fn state(&self, target: &str) -> &str {
         self.chains.get(target).map_or("CLOSED", |(state, _)| state)
+    }
+
+    /// The request `task` carries, if it carries one (as the record read so far says).
+    pub fn carried(&self, task: Option<usize>) -> Option<u64> {
+        task.and_then(|t| self.carries.get(&t)).copied()
     }
 
     /// The name of whoever runs `task`: `request #3` (in the lab's noun) or `the grader`.
@@ -87,6 +138,7 @@ impl Reader {
         enum Raw {
             Note(&'static str, u64, String, Option<usize>, usize),
             Carries(usize, u64),
+            Lane(usize, String),
             Touch(usize),
         }
         let from = self.read;
@@ -102,6 +154,9 @@ impl Reader {
                         id,
                         ..
                     } => e.task.map(|task| Raw::Carries(task, *id)),
+                    What::Note {
+                        kind: "lane", text, ..
+                    } => e.task.map(|task| Raw::Lane(task, text.clone())),
                     What::Note { kind, id, text } => {
                         Some(Raw::Note(kind, *id, text.clone(), e.task, i))
                     }
@@ -124,15 +179,16 @@ impl Reader {
                     if let (Some(target), Some(from), Some(to)) =
                         (words.next(), words.next(), words.next())
                     {
+                        let target = self.chain(target, task);
                         let by = self.who(task);
-                        let in_order = self.state(target) == from;
+                        let in_order = self.state(&target) == from;
                         let record = (format!("{from} -> {to}"), by.clone());
                         let after = self
                             .chains
-                            .insert(target.to_owned(), (to.to_owned(), record))
+                            .insert(target.clone(), (to.to_owned(), record))
                             .map(|(_, last)| last);
                         seen.push(Seen::Record {
-                            target: target.to_owned(),
+                            target,
                             from: from.to_owned(),
                             to: to.to_owned(),
                             by,
@@ -149,12 +205,20 @@ impl Reader {
                 Raw::Carries(task, id) => {
                     self.carries.insert(task, id);
                 }
+                Raw::Lane(task, lane) => {
+                    if lane.is_empty() {
+                        self.lanes.remove(&task);
+                    } else {
+                        self.lanes.insert(task, lane);
+                    }
+                }
                 Raw::Touch(task) => {
                     let Some(&id) = self.carries.get(&task) else {
                         continue;
                     };
                     if self.touched.insert(id) {
-                        let target = self.sent.get(&id).cloned().unwrap_or_default();
+                        let sent = self.sent.get(&id).cloned().unwrap_or_default();
+                        let target = self.chain(&sent, Some(task));
                         let state = self.state(&target).to_owned();
                         seen.push(Seen::FirstTouch { id, target, state });
                     }

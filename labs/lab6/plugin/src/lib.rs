@@ -10,7 +10,7 @@ pub mod validate;
 pub mod words;
 
 use grader_lab::{Checker, Difference, Harness, Plugin, Snapshot, StepRecord, Words};
-use lab6_harness::wire::{Action, Observation, Settings};
+use lab6_harness::wire::{Action, Observation, Settings, WakeOrder};
 
 use steps::Step;
 
@@ -56,14 +56,28 @@ impl Plugin for Lab6 {
         }
     }
 
-    /// Lab 6 has no race checks yet: its concurrency rules (8 active and 10 queued however
-    /// many checkouts arrive at once, one probe per instance, a slot kept by a call whose
-    /// caller gave up) are checked in ordinary scenarios, where requests leave together
-    /// and then wait on the fake clock, which wakes them one at a time. A race harness
-    /// would be lab 4's shape: twins of `shipping_kit` (its bells and monitor included),
-    /// `fixture_script` and the skeleton on `race_std`, and a driver under `labs/lab6/race`.
+    /// Lab 6's race checks: the same program file, linked with lab 6's race harness
+    /// (`labs/lab6/race`), and the crate under test built on the kit's std for the
+    /// explorer (`grader/race/std`), with the race build of `shipping_kit` (its clock,
+    /// monitor and calls on the explorer, standing on lab 4's twin of `relay_kit`, which
+    /// notes each transition record) under its usual name. The scripted dependencies and
+    /// the scripted engine they share with labs 4 and 5 are the race harness's own
+    /// dependencies (`labs/lab6/race/twins/fixture_dependencies`,
+    /// `labs/lab4/race/twins/fixture_script`).
     fn race_harness(&self) -> Option<Harness> {
-        None
+        Some(Harness {
+            program: "main/src/main.rs",
+            code_under_test: "quote_client",
+            dependencies: &[
+                ("shipping_kit", "labs/lab6/race/twins/shipping_kit"),
+                ("lab6_harness", "labs/lab6/race"),
+            ],
+            subject_dependencies: &[
+                ("std", "grader/race/std"),
+                ("core", "grader/race/core"),
+                ("shipping_kit", "labs/lab6/race/twins/shipping_kit"),
+            ],
+        })
     }
 
     fn words(&self) -> &Words {
@@ -117,6 +131,9 @@ impl Plugin for Lab6 {
                 answer: x.answer.clone(),
             },
             Step::Advance(x) => Action::Advance { ms: x.ms },
+            Step::WakeOrder(order) => Action::WakeOrder {
+                order: WakeOrder::from_word(order).unwrap_or_default(),
+            },
             Step::Expect(_) | Step::ExpectTransitions(_) => Action::Observe,
         }
     }
