@@ -132,5 +132,9 @@ fn cannot_map(scenario: &Scenario, problems: &[String]) -> ScenarioResult {
         stopped_at: None,
         interleaving: None,
         stuck: false,
+        rule: None,
+        likely_cause: None,
+        pointers: Vec::new(),
+        other_rule: false,
     }
 }

@@ -210,6 +210,10 @@ fn base(cx: &Context<'_>) -> ScenarioResult {
         stopped_at: None,
         interleaving: None,
         stuck: false,
+        rule: None,
+        likely_cause: None,
+        pointers: Vec::new(),
+        other_rule: false,
     }
 }
 
@@ -283,6 +287,10 @@ fn broken(cx: &Context<'_>, group: &Group<'_>, v: &Violation, explored: u64) -> 
         .trace
         .map(|t| super::story::violation(cx, t, v, step))
         .unwrap_or_default();
+    // The lab's rule for the property; the hint is the race harness's, which words what
+    // goes wrong when threads interleave.
+    let pointers = super::rules::violation_pointers(cx.scenario, v);
+    let rule = super::rules::own_rule(cx.scenario, &pointers);
     ScenarioResult {
         status: if v.unexplorable {
             Status::Error
@@ -301,6 +309,11 @@ fn broken(cx: &Context<'_>, group: &Group<'_>, v: &Violation, explored: u64) -> 
         timeline: timeline(cx.scenario, &records, &begun, Some(step)),
         interleaving: Some(interleaving(cx, group.index, explored, lines)),
         stuck: false,
+        other_rule: rule
+            .as_ref()
+            .is_some_and(|r| cx.scenario.rule.as_deref() != Some(r.id.as_str())),
+        rule,
+        pointers,
         ..base(cx)
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod files;
 pub mod kit;
+pub mod rules;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -51,9 +52,9 @@ pub struct LabManifest {
     /// How the race checks explore schedules; absent in a lab without race checks.
     #[serde(default)]
     pub race: Option<RaceSettings>,
-    /// The audit also checks that each mutant's report starts ("Start here") at a
-    /// scenario its `caught_by` names, with that scenario's hint, or that the mutant's
-    /// file says why it cannot (`start_here_elsewhere_because`).
+    /// The audit also checks that each mutant's report starts ("Start here") with the
+    /// rule the mutant breaks, or that the mutant's file says why it cannot
+    /// (`start_here_elsewhere_because`).
     #[serde(default)]
     pub start_here_audited: bool,
 }
@@ -183,6 +184,8 @@ pub struct Lab {
     pub manifest: LabManifest,
     /// What only this lab knows: its steps, settings, judging and words.
     pub plugin: Arc<dyn DynPlugin>,
+    /// Its rules and their hints (`rules.json`): empty for a lab without one.
+    pub rules: Arc<rules::Rules>,
     /// Every lab this grader knows, for commands that look at other labs of the kit.
     pub labs: Registry,
 }
@@ -238,11 +241,13 @@ impl Lab {
                 known: labs.names().join(", "),
             });
         };
+        let rules = Arc::new(rules::Rules::load(kit, &dir)?);
         Ok(Lab {
             kit: kit.to_path_buf(),
             dir,
             manifest,
             plugin,
+            rules,
             labs: labs.clone(),
         })
     }

@@ -88,6 +88,9 @@ pub fn for_lab(lab: &Lab) -> Value {
         if let Some(def) = defs.get_mut("CategoryId").and_then(Value::as_object_mut) {
             def.insert("enum".into(), json!(categories));
         }
+        if let Some(def) = defs.get_mut("RuleId").and_then(Value::as_object_mut) {
+            def.insert("enum".into(), json!(lab.rules.ids()));
+        }
     }
     if let Some(root) = schema.as_object_mut() {
         root.insert(

@@ -130,44 +130,66 @@ pub fn findings(
     problems
 }
 
-/// Whether the report of `column` names its mistake first: its "Start here" is a
-/// scenario its file names in `caught_by`, shown with that scenario's hint. A mutant
-/// that cannot be led there honestly says why (`start_here_elsewhere_because`).
+/// Whether the report of `column` names its mistake first: its "Start here" names the
+/// rule the mutant breaks. A mutant whose rule is not known (its file names none, nor
+/// does the first scenario of its `caught_by`) must start at a scenario its `caught_by`
+/// names, with that scenario's hint. A mutant that cannot be led there honestly says why
+/// (`start_here_elsewhere_because`).
 fn start_here_problem(column: &Column, mutant: &Mutant) -> Option<String> {
     let names_it = column
         .start_here
         .as_ref()
-        .is_some_and(|l| l.hint.is_some() && mutant.caught_by.contains(&l.scenario));
+        .is_some_and(|l| match &column.rule {
+            Some(rule) => l.rule.as_ref().is_some_and(|r| &r.id == rule),
+            None => l.hint.is_some() && mutant.caught_by.contains(&l.scenario),
+        });
     match (
         &column.start_here,
         names_it,
         &mutant.start_here_elsewhere_because,
     ) {
         (_, true, Some(_)) => Some(format!(
-            "mutant {}'s report starts at a scenario its caught_by names, with its hint, but its file says why it cannot: remove start_here_elsewhere_because",
-            column.name
+            "mutant {}'s report starts with {}, but its file says why it cannot: remove start_here_elsewhere_because",
+            column.name,
+            match &column.rule {
+                Some(rule) => format!("its rule {rule}"),
+                None => "a scenario its caught_by names, with its hint".to_owned(),
+            }
         )),
         (_, true, None) | (_, false, Some(_)) => None,
         (None, false, None) => Some(format!(
             "mutant {}'s report has no \"Start here\": no scenario fails at a step",
             column.name
         )),
-        (Some(lead), false, None) if mutant.caught_by.contains(&lead.scenario) => Some(format!(
-            "mutant {}'s report starts at {} step {} ({}), a scenario its caught_by names, but without its hint: the step is outside the steps the hint is about (hint_from_step, hint_until_step)",
-            column.name, lead.scenario, lead.step, lead.action,
-        )),
-        (Some(lead), false, None) => Some(format!(
-            "mutant {}'s report starts at {} step {} ({}) {}, not at a scenario its caught_by names: sharpen the scenarios, or say in its file why (start_here_elsewhere_because)",
-            column.name,
-            lead.scenario,
-            lead.step,
-            lead.action,
-            if lead.hint.is_some() {
-                "with that scenario's hint"
-            } else {
-                "without a hint"
-            },
-        )),
+        (Some(lead), false, None) => Some(match &column.rule {
+            Some(rule) => format!(
+                "mutant {} breaks rule {rule}, but its report's Start here names {} at {} step {} ({}): name the rule for that step in the scenario's checks, sharpen the lab's signs, or say in the mutant's file why (start_here_elsewhere_because)",
+                column.name,
+                match &lead.rule {
+                    Some(r) => format!("rule {}", r.id),
+                    None => "no rule".to_owned(),
+                },
+                lead.scenario,
+                lead.step,
+                lead.action,
+            ),
+            None if mutant.caught_by.contains(&lead.scenario) => format!(
+                "mutant {}'s report starts at {} step {} ({}), a scenario its caught_by names, but without its hint: the step is outside the steps the hint is about (hint_from_step, hint_until_step)",
+                column.name, lead.scenario, lead.step, lead.action,
+            ),
+            None => format!(
+                "mutant {}'s report starts at {} step {} ({}) {}, not at a scenario its caught_by names: sharpen the scenarios, or say in its file why (start_here_elsewhere_because)",
+                column.name,
+                lead.scenario,
+                lead.step,
+                lead.action,
+                if lead.hint.is_some() {
+                    "with that scenario's hint"
+                } else {
+                    "without a hint"
+                },
+            ),
+        }),
     }
 }
 
@@ -197,6 +219,7 @@ mod tests {
             start_here: (role == Role::Mutant)
                 .then(|| failed.first().map(|s| lead(s, true)))
                 .flatten(),
+            rule: None,
             start_here_elsewhere_because: None,
         }
     }
@@ -213,6 +236,7 @@ mod tests {
             observed: "core_banking breaker CLOSED".into(),
             shared_by: 2,
             hint: hint.then(|| "the scenario's hint".into()),
+            rule: None,
         }
     }
 
@@ -222,6 +246,7 @@ mod tests {
             name: name.into(),
             title: format!("{name} title"),
             mistake: String::new(),
+            rule: None,
             caught_by: caught_by.iter().map(|s| (*s).to_owned()).collect(),
             caught_once_because: once.map(str::to_owned),
             start_here_elsewhere_because: None,
