@@ -208,9 +208,20 @@ pub fn own_steps(scenario: &Scenario, step: usize) -> bool {
 }
 
 /// Whether the clock moved since the last step before `step` (from 1) that expects
-/// something: the failing step is the first check after a wait.
+/// something, or moves in that step itself: the failing step is the first check after a
+/// wait.
 fn after_advance(scenario: &Scenario, step: usize) -> bool {
-    let before = &scenario.steps[..step.saturating_sub(1).min(scenario.steps.len())];
+    let upto = step.min(scenario.steps.len());
+    if let Some(this) = scenario
+        .steps
+        .get(upto.saturating_sub(1))
+        .filter(|_| upto > 0)
+    {
+        if scenario.plugin.advances_clock(&this.step) > 0 {
+            return true;
+        }
+    }
+    let before = &scenario.steps[..upto.saturating_sub(1)];
     for placed in before.iter().rev() {
         if scenario.plugin.advances_clock(&placed.step) > 0 {
             return true;
