@@ -98,6 +98,7 @@ pub fn run_one(
         lab,
         timeout_ms,
         shown: &shown,
+        replay: opts.schedule,
     };
     let mut judged = judge_race(&context, &run);
     if let Some(index) = judged.untold {

@@ -9,8 +9,8 @@
 //!   files a student repository runs ([`CI_PARTS`]);
 //! - every workspace member that is not a lab's reference solution: its `Cargo.toml`,
 //!   `build.rs`, `README.md` and `src/`; the lab's student crate whole;
-//! - from the lab folder: `lab.json`, `README.md`, the scenario schema, `scenarios/` and
-//!   the rehearsal script.
+//! - from the lab folder: `lab.json`, `README.md`, the scenario schema, the rules and their
+//!   hints (`rules.json`), `scenarios/` and the rehearsal script.
 //!
 //! So the reference solution, `hidden/`, `mutants/`, `alternatives/` (correct solutions
 //! written differently from the reference), the instructors' documentation and the
@@ -59,6 +59,7 @@ pub const LAB_PARTS: &[&str] = &[
     "lab.json",
     "README.md",
     crate::scenario::schema::FILE_NAME,
+    crate::lab::rules::FILE_NAME,
     "scenarios",
     crate::rehearse::script::FILE_NAME,
 ];

@@ -340,4 +340,125 @@ mod tests {
         assert_eq!(lead.scenario, "sent");
         assert_eq!(lead.hint.as_deref(), Some("the hint of sent"));
     }
+
+    /// Lab 4's scenarios, with their rules.
+    fn lab4_scenarios() -> Vec<Scenario> {
+        let kit = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let lab = crate::lab::Lab::load(&crate::labs::registered(), &kit, "lab4").expect("lab 4");
+        crate::grade::select(&lab, true, &[])
+            .expect("its scenarios")
+            .scenarios
+    }
+
+    /// `failed`, with what it points at as the judge finds it.
+    fn judged(
+        scenarios: &[Scenario],
+        name: &str,
+        step: usize,
+        expected: &str,
+        observed: &str,
+    ) -> ScenarioResult {
+        let mut r = failed(name, step, "a step", expected, observed);
+        let s = scenarios
+            .iter()
+            .find(|s| s.name == name)
+            .expect("the scenario");
+        r.pointers = crate::judge::rules::pointers(s, r.failure.as_ref().expect("failed"));
+        r.rule = crate::judge::rules::own_rule(s, &r.pointers);
+        r
+    }
+
+    fn passed_result(name: &str) -> ScenarioResult {
+        ScenarioResult {
+            status: Status::Passed,
+            failure: None,
+            hint: None,
+            ..failed(name, 1, "", "", "")
+        }
+    }
+
+    #[test]
+    fn the_rule_most_failures_point_at_wins_over_the_rules_of_their_scenarios() {
+        let scenarios = lab4_scenarios();
+        // The first request after each wait is rejected: a wait on the wrong clock. Each
+        // scenario is about another rule; the lab's sign of the wait's rule is in all.
+        let mut results = vec![
+            judged(
+                &scenarios,
+                "ho_single_trial_under_concurrency",
+                6,
+                "9x E904, 1x held",
+                "10x E904",
+            ),
+            judged(&scenarios, "sm_closed_after_trial_forgets", 6, "OK", "E904"),
+            judged(
+                &scenarios,
+                "ho_trial_handed_back_after_use",
+                5,
+                "E500",
+                "E904",
+            ),
+            judged(&scenarios, "sm_retry_boundary", 9, "OK", "E904"),
+        ];
+        let lead = lead(&results, &scenarios).expect("a lead");
+        assert_eq!(
+            lead.rule.as_ref().map(|r| r.id.as_str()),
+            Some("trial_after_the_wait")
+        );
+        assert_eq!(lead.shared_by, 4);
+        // The simplest failure whose scenario names the rule for its step.
+        assert_eq!(
+            (lead.scenario.as_str(), lead.step),
+            ("ho_trial_handed_back_after_use", 5)
+        );
+        side_effects(&mut results, &scenarios, &lead);
+        let single = &results[0];
+        assert_eq!(
+            single.likely_cause.as_ref().map(|c| c.scenario.as_str()),
+            Some("ho_trial_handed_back_after_use")
+        );
+        assert_eq!(
+            single.rule.as_ref().map(|r| r.id.as_str()),
+            Some("trial_after_the_wait")
+        );
+        // The scenario about the rule itself is no side effect.
+        assert_eq!(results[3].likely_cause, None);
+    }
+
+    #[test]
+    fn a_sign_is_not_believed_while_the_scenarios_of_its_rule_pass() {
+        let scenarios = lab4_scenarios();
+        // E905 where a target's answer was expected is a sign of a slot that did not
+        // come back; but the scenarios about slots coming back pass, so it is not that:
+        // the failure is its own scenario's.
+        let results = vec![
+            judged(&scenarios, "iso_slow_core_banking", 5, "3x held", "3x E905"),
+            judged(&scenarios, "ff_e904_takes_no_slot", 9, "3x held", "3x E905"),
+            passed_result("bh_slot_back_after_failure"),
+            passed_result("bh_slot_back_after_panic"),
+            passed_result("bh_slot_back_after_success"),
+            passed_result("bh_slot_back_after_business_error"),
+        ];
+        let lead = lead(&results, &scenarios).expect("a lead");
+        assert_eq!(
+            lead.rule.as_ref().map(|r| r.id.as_str()),
+            Some("bulkhead_per_target")
+        );
+        assert_eq!(lead.shared_by, 1);
+        // Had one of them failed, the sign would count.
+        let mut results = results;
+        results[2] = judged(
+            &scenarios,
+            "bh_slot_back_after_failure",
+            5,
+            "3x held",
+            "3x E905",
+        );
+        let lead = lead_of(&results, &scenarios);
+        assert_eq!(lead, Some("slot_back".to_owned()));
+    }
+
+    fn lead_of(results: &[ScenarioResult], scenarios: &[Scenario]) -> Option<String> {
+        lead(results, scenarios).and_then(|l| l.rule).map(|r| r.id)
+    }
 }

@@ -26,6 +26,9 @@ pub struct Context<'a> {
     pub timeout_ms: u64,
     /// Paths as people know them.
     pub shown: &'a dyn Fn(&str) -> String,
+    /// The schedule asked for (`--schedule`), when one is replayed rather than the
+    /// schedules explored.
+    pub replay: Option<u64>,
 }
 
 impl Context<'_> {
@@ -112,10 +115,19 @@ pub fn judge_race(cx: &Context<'_>, run: &Run) -> Judged {
     }
     groups.sort_by_key(|g| g.index);
     let explored_or = |i: u64| explored.unwrap_or(i).max(i);
+    // A replay that broke on an earlier schedule than the one asked for says so.
+    let earlier = |index: u64| match cx.replay {
+        Some(asked) if index < asked => {
+            format!("replaying schedule {asked}: schedule {index} breaks before it, ")
+        }
+        _ => String::new(),
+    };
     for group in &groups {
         if let Some(v) = group.violation {
+            let mut result = broken(cx, group, v, explored_or(group.index));
+            result.message = format!("{}{}", earlier(group.index), result.message);
             return Judged {
-                result: broken(cx, group, v, explored_or(group.index)),
+                result,
                 untold: None,
             };
         }
@@ -138,7 +150,12 @@ pub fn judge_race(cx: &Context<'_>, run: &Run) -> Judged {
             };
         }
         let of = explored_or(group.index);
-        result.message = format!("on schedule {} of {of}: {}", group.index, result.message);
+        result.message = format!(
+            "{}on schedule {} of {of}: {}",
+            earlier(group.index),
+            group.index,
+            result.message
+        );
         let untold = match group.trace {
             Some(trace) => {
                 let lines = match &result.failure {
@@ -152,9 +169,39 @@ pub fn judge_race(cx: &Context<'_>, run: &Run) -> Judged {
         };
         return Judged { result, untold };
     }
+    // A replayed schedule that passed is told all the same: the interleaving a failing
+    // report named can be watched again once the code is fixed.
+    if let (Some(asked), Some(n)) = (cx.replay, explored) {
+        if let Some(trace) = groups
+            .iter()
+            .find(|g| g.index == asked)
+            .and_then(|g| g.trace)
+        {
+            let (step, lines) = super::story::busiest(cx, trace);
+            let step_words = step.map_or_else(String::new, |s| {
+                format!(
+                    "; its story is step {} ({})",
+                    s + 1,
+                    describe(cx.scenario, s)
+                )
+            });
+            return Judged {
+                result: ScenarioResult {
+                    message: format!("passed on schedule {asked}, replayed{step_words}"),
+                    interleaving: Some(interleaving(cx, asked, n.max(asked), lines)),
+                    ..base(cx)
+                },
+                untold: None,
+            };
+        }
+    }
     let result = match (explored, &run.ending) {
         (Some(n), _) => ScenarioResult {
-            message: format!("passed on every one of {n} schedules"),
+            message: if n == 1 {
+                "passed on the one schedule explored".to_owned()
+            } else {
+                format!("passed on every one of {n} schedules")
+            },
             ..base(cx)
         },
         (None, Ending::TimedOut) => unfinished(

@@ -319,6 +319,11 @@ fn scenario(s: &ScenarioResult, opts: Options, out: &mut dyn Write) -> std::io::
     let points = format!("{}/{}", s.score, s.max_score);
     writeln!(out, "  {:<8}{:<50} {:>7}", tag, s.name, points)?;
     if s.status == Status::Passed {
+        // A race check's replayed schedule is told even when it passed.
+        if let Some(i) = &s.interleaving {
+            writeln!(out, "          {}", s.message)?;
+            interleaving(i, out)?;
+        }
         return Ok(());
     }
     writeln!(out, "          {}", s.title.dimmed())?;
@@ -334,15 +339,7 @@ fn scenario(s: &ScenarioResult, opts: Options, out: &mut dyn Write) -> std::io::
         None => writeln!(out, "          {}", s.message)?,
     }
     if let Some(i) = &s.interleaving {
-        writeln!(
-            out,
-            "          interleaving (schedule {} of {} explored):",
-            i.schedule, i.explored
-        )?;
-        for line in &i.lines {
-            writeln!(out, "            {line}")?;
-        }
-        writeln!(out, "          {} {}", "replay:".cyan().bold(), i.replay)?;
+        interleaving(i, out)?;
     }
     if !s.timeline.is_empty() && s.timeline.len() > 1 || opts.verbose && !s.timeline.is_empty() {
         timeline(s, opts, out)?;
@@ -375,6 +372,19 @@ fn scenario(s: &ScenarioResult, opts: Options, out: &mut dyn Write) -> std::io::
         }
     }
     Ok(())
+}
+
+/// A race check's schedule, told, and the command that replays it.
+fn interleaving(i: &super::Interleaving, out: &mut dyn Write) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "          interleaving (schedule {} of {} explored):",
+        i.schedule, i.explored
+    )?;
+    for line in &i.lines {
+        writeln!(out, "            {line}")?;
+    }
+    writeln!(out, "          {} {}", "replay:".cyan().bold(), i.replay)
 }
 
 fn timeline(s: &ScenarioResult, opts: Options, out: &mut dyn Write) -> std::io::Result<()> {

@@ -14,6 +14,7 @@ mod errors;
 mod failures;
 mod formats;
 mod handout;
+mod hints;
 mod instructor_kit;
 mod instructors;
 mod kit_faults;

@@ -149,11 +149,11 @@ fn start_here_problem(column: &Column, mutant: &Mutant) -> Option<String> {
         &mutant.start_here_elsewhere_because,
     ) {
         (_, true, Some(_)) => Some(format!(
-            "mutant {}'s report starts with {}, but its file says why it cannot: remove start_here_elsewhere_because",
+            "mutant {}'s report starts {}, but its file says why it cannot: remove start_here_elsewhere_because",
             column.name,
             match &column.rule {
-                Some(rule) => format!("its rule {rule}"),
-                None => "a scenario its caught_by names, with its hint".to_owned(),
+                Some(rule) => format!("with its rule {rule}"),
+                None => "at a scenario its caught_by names, with its hint".to_owned(),
             }
         )),
         (_, true, None) | (_, false, Some(_)) => None,
@@ -397,6 +397,51 @@ mod tests {
             findings(&scenarios(&names), &columns, &mutants, Scope::WHOLE),
             [
                 "states catches no mutant: make it sharper, or mark it \"smoke\": true if it only checks that things work"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_start_here_must_name_the_rule_the_mutant_breaks() {
+        let names = ["about_it", "elsewhere"];
+        let at = |name: &str, scenario: &str, rule: Option<&str>| {
+            let mut c = column(name, Role::Mutant, &names, &names);
+            let mut l = lead(scenario, true);
+            l.rule = rule.map(|id| crate::report::RuleRef {
+                id: id.into(),
+                rule: format!("the rule {id}"),
+            });
+            c.start_here = Some(l);
+            c.rule = Some("its_rule".into());
+            c
+        };
+        let columns = [
+            column("reference", Role::Reference, &[], &names),
+            // Its rule, even at a scenario its caught_by does not name: a side effect.
+            at("named", "elsewhere", Some("its_rule")),
+            // A scenario its caught_by names, but another rule.
+            at("other_rule", "about_it", Some("other")),
+            at("no_rule", "about_it", None),
+            at("stale", "elsewhere", Some("its_rule")),
+        ];
+        let mut stale = mutant("stale", &["about_it"], None);
+        stale.start_here_elsewhere_because = Some("only a hidden scenario shows it".into());
+        let mutants = [
+            mutant("named", &["about_it"], None),
+            mutant("other_rule", &["about_it"], None),
+            mutant("no_rule", &["about_it"], None),
+            stale,
+        ];
+        let problems: Vec<String> = findings(&scenarios(&names), &columns, &mutants, Scope::WHOLE)
+            .into_iter()
+            .filter(|p| p.contains("Start here") || p.contains("report"))
+            .collect();
+        assert_eq!(
+            problems,
+            [
+                "mutant other_rule breaks rule its_rule, but its report's Start here names rule other at about_it step 3 (check core_banking): name the rule for that step in the scenario's checks, sharpen the lab's signs, or say in the mutant's file why (start_here_elsewhere_because)",
+                "mutant no_rule breaks rule its_rule, but its report's Start here names no rule at about_it step 3 (check core_banking): name the rule for that step in the scenario's checks, sharpen the lab's signs, or say in the mutant's file why (start_here_elsewhere_because)",
+                "mutant stale's report starts with its rule its_rule, but its file says why it cannot: remove start_here_elsewhere_because",
             ]
         );
     }

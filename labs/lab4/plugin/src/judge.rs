@@ -1,5 +1,6 @@
 //! Lab 4's expectations against what its harness observed after each step.
 
+use grader_lab::sends::Counter;
 use grader_lab::{Difference, Snapshot, StepRecord, quantity, sends};
 use lab4_harness::wire::Observation;
 
@@ -34,15 +35,13 @@ fn check(step: &Step, r: &StepRecord<Observation>) -> Option<(String, String)> {
                 }
             }
             let fields = [
-                (x.calls, t.calls, "calls reached"),
-                (x.in_flight, t.in_flight, "calls in progress at"),
-                (x.peak, t.peak, "calls at once at most at"),
+                (x.calls, t.calls, Counter::Reached),
+                (x.in_flight, t.in_flight, Counter::InProgress),
+                (x.peak, t.peak, Counter::Peak),
             ];
-            for (want, got, words) in fields {
-                if let Some(want) = want {
-                    if want != got {
-                        return Some((format!("{want} {words} {}", x.target), format!("{got}")));
-                    }
+            for (want, got, counter) in fields {
+                if let Some(want) = want.filter(|want| *want != got) {
+                    return Some((counter.words(want, &x.target), format!("{got}")));
                 }
             }
             if let Some(answered) = &x.answered {

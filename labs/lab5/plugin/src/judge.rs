@@ -1,6 +1,7 @@
 //! Lab 5's expectations against what its harness observed after each step.
 
-use grader_lab::{Difference, Snapshot, StepRecord, sends};
+use grader_lab::sends::Counter;
+use grader_lab::{Difference, Snapshot, StepRecord, quantity, sends};
 use lab5_harness::wire::Observation;
 
 use crate::steps::Step;
@@ -34,20 +35,24 @@ fn check(step: &Step, r: &StepRecord<Observation>) -> Option<(String, String)> {
                 }
             }
             let fields = [
-                (x.calls, f.calls, "calls reached"),
-                (x.in_flight, f.in_flight, "calls in progress at"),
-                (x.peak, f.peak, "calls at once at most at"),
+                (x.calls, f.calls, Counter::Reached),
+                (x.in_flight, f.in_flight, Counter::InProgress),
+                (x.peak, f.peak, Counter::Peak),
             ];
-            for (want, got, words) in fields {
-                if want.is_some_and(|want| want != got) {
-                    return Some((format!("{} {words} {}", want?, x.flow), format!("{got}")));
+            for (want, got, counter) in fields {
+                if let Some(want) = want.filter(|want| *want != got) {
+                    return Some((counter.words(want, &x.flow), format!("{got}")));
                 }
             }
             for (answer, want) in x.answered.iter().flatten() {
                 let got = f.answered.get(answer).copied().unwrap_or(0);
                 if *want != got {
                     return Some((
-                        format!("{want} calls answered {answer} by {}", x.flow),
+                        format!(
+                            "{} answered {answer} by {}",
+                            quantity(*want, "call"),
+                            x.flow
+                        ),
                         format!("{got}"),
                     ));
                 }

@@ -1,6 +1,7 @@
 //! Lab 6's expectations against what its harness observed after each step.
 
-use grader_lab::{Difference, Snapshot, StepRecord, sends};
+use grader_lab::sends::Counter;
+use grader_lab::{Difference, Snapshot, StepRecord, quantity, sends};
 use lab6_harness::wire::{LaneSnapshot, METRICS, Observation};
 
 use crate::steps::{ExpectStep, Step};
@@ -48,20 +49,24 @@ fn check(step: &Step, r: &StepRecord<Observation>) -> Option<(String, String)> {
 fn expect(x: &ExpectStep, o: &Observation) -> Option<(String, String)> {
     let d = o.dependencies.iter().find(|d| d.name == x.target)?;
     let fields = [
-        (x.calls, d.calls, "calls reached"),
-        (x.in_flight, d.in_flight, "calls in progress at"),
-        (x.peak, d.peak, "calls at once at most at"),
+        (x.calls, d.calls, Counter::Reached),
+        (x.in_flight, d.in_flight, Counter::InProgress),
+        (x.peak, d.peak, Counter::Peak),
     ];
-    for (want, got, words) in fields {
+    for (want, got, counter) in fields {
         if let Some(want) = want.filter(|want| *want != got) {
-            return Some((format!("{want} {words} {}", x.target), format!("{got}")));
+            return Some((counter.words(want, &x.target), format!("{got}")));
         }
     }
     for (answer, want) in x.answered.iter().flatten() {
         let got = d.answered.get(answer).copied().unwrap_or(0);
         if *want != got {
             return Some((
-                format!("{want} calls answered {answer} by {}", x.target),
+                format!(
+                    "{} answered {answer} by {}",
+                    quantity(*want, "call"),
+                    x.target
+                ),
                 format!("{got}"),
             ));
         }
@@ -97,10 +102,12 @@ fn expect(x: &ExpectStep, o: &Observation) -> Option<(String, String)> {
     ];
     for (want, got, words) in waiting {
         if let Some(want) = want.filter(|want| *want != got) {
-            return Some((
-                format!("{want} of {whose}requests {words} {}", x.target),
-                format!("{got}"),
-            ));
+            let requests = if whose.is_empty() {
+                quantity(want, "request")
+            } else {
+                format!("{want} of {whose}requests")
+            };
+            return Some((format!("{requests} {words} {}", x.target), format!("{got}")));
         }
     }
     for (metric, want) in x.metrics.iter().flatten() {
