@@ -38,6 +38,13 @@ impl Context<'_> {
         if Path::new(place).is_absolute() {
             return place.to_owned();
         }
+        // A place a backtrace gives relative to where the grader runs.
+        let file = place.split(':').next().unwrap_or(place);
+        if Path::new(file).is_file() {
+            if let Ok(full) = std::path::absolute(place) {
+                return full.display().to_string();
+            }
+        }
         match self.crate_dir.parent() {
             Some(ws) => ws.join(place).display().to_string(),
             None => place.to_owned(),
@@ -141,6 +148,9 @@ pub fn judge_race(cx: &Context<'_>, run: &Run) -> Judged {
         if result.status == Status::Passed {
             continue;
         }
+        // What the race harness wrote of a panic names places in the race build.
+        result.message = cx.show_places(&result.message);
+        result.stopped_at = result.stopped_at.as_deref().map(|s| cx.show_places(s));
         // A panic on the very first schedule (the skeleton's todo!(), say) is no race:
         // report it as any scenario would.
         if result.stopped_at.is_some() && group.index == 1 {

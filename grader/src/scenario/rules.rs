@@ -85,10 +85,14 @@ pub fn problems(lab: &Lab, parsed: &Parsed<'_>, file: &ScenarioFile<'_>) -> Vec<
                     )
                 }),
         ),
-        (Some(id), None) if lab.rules.get(id).is_none() => {
-            problems.push(unknown(id, header.key("rule")));
-        }
         _ => {}
+    }
+    if let Some(id) = file
+        .rule
+        .as_deref()
+        .filter(|id| lab.rules.get(id).is_none())
+    {
+        problems.push(unknown(id, header.key("rule")));
     }
     let checks = source.key_in(header.key("checks")..source.text.len(), "checks");
     let count = parsed.steps.len();

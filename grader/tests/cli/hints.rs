@@ -207,7 +207,7 @@ fn one_call_is_one_call() {
         failed.contains("expected: 1 call reached shipping"),
         "{failed}"
     );
-    assert!(!failed.contains("1 calls"), "{failed}");
+    assert!(!failed.contains("expected: 1 calls"), "{failed}");
 }
 
 /// `grader explain` says which rule a scenario is about and which rules its other steps
@@ -285,8 +285,8 @@ fn a_scenario_names_rules_its_lab_has_and_steps_it_has() {
     for expected in [
         "labs/lab4/drafts/sm_draft.json:8:3: unknown rule `opens_at_treshold`\n  help: did you mean `opens_at_threshold`?",
         "labs/lab4/drafts/sm_draft.json:9:3: the scenario names a rule and gives a hint of its own: the rule's hint is the one shown",
-        "labs/lab4/drafts/sm_draft.json:10:16: unknown rule `system_errors`\n  help: did you mean `system_errors_count`?",
-        "labs/lab4/drafts/sm_draft.json:10:16: the check of rule `system_errors` names step 9, but the scenario has 7 steps",
+        "labs/lab4/drafts/sm_draft.json:10:15: unknown rule `system_errors`\n  help: did you mean `system_errors_count`?",
+        "labs/lab4/drafts/sm_draft.json:10:15: the check of rule `system_errors` names step 9, but the scenario has 7 steps",
     ] {
         assert!(text.contains(expected), "{expected}\nnot in:\n{text}");
     }
@@ -328,7 +328,7 @@ fn a_mutant_names_a_rule_its_lab_has() {
     let (code, text) = validate(scratch.path(), "labs/lab4/mutants/opens_one_late.json");
     assert_eq!(code, Some(2), "{text}");
     assert!(
-        text.contains("opens_one_late.json:5:3: unknown rule `opens_late`\n  help: did you mean `opens_at_threshold`?"),
+        text.contains("opens_one_late.json:6:3: unknown rule `opens_late`\n  help: did you mean `opens_at_threshold`?"),
         "{text}"
     );
 }
@@ -358,11 +358,7 @@ fn a_lock_taken_twice_is_told_at_the_students_line_with_its_request() {
     let report = check("lab4", &sub, &["--scenario", "race_single_trial"]);
     let failed = entry(&report, "race_single_trial");
     assert!(
-        failed.contains("deadlock: this thread takes the Mutex<Inner> it already holds (it took it at [SUBMISSION]/breaker.rs:"),
-        "{failed}"
-    );
-    assert!(
-        failed.contains("panicked at [SUBMISSION]/breaker.rs:"),
+        failed.contains("panicked at breaker.rs:178:20: deadlock: this thread takes the Mutex<Inner> it already holds (it took it at breaker.rs:178:20), in Breaker::lock, called from Breaker::state at breaker.rs:76:14"),
         "{failed}"
     );
     assert!(!failed.contains("shuttle"), "{failed}");

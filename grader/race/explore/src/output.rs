@@ -146,31 +146,46 @@ fn request_id() -> Option<u64> {
 
 /// The runtime stops a task that takes a lock it already holds (with a real `std` lock
 /// the thread would wait for itself for ever) with a panic inside its own lock. Told at
-/// the code under test's place instead: where the task asked for the lock again, and
-/// where it took it first. `None` for any other panic.
+/// the code under test's place instead: where the task asked for the lock again (the
+/// innermost frame of the code under test), who called that, and where it took the lock
+/// first. `None` for any other panic.
 fn relocked(message: &str) -> Option<(String, String)> {
     if !(message.starts_with("deadlock!") && message.contains("it already holds")) {
         return None;
     }
-    let me = race_std::trace::me()?;
-    let (lock, again) = race_std::trace::with_events(|events| {
-        events.iter().rev().find_map(|e| match &e.what {
-            What::Acquire(lock, _) if e.task == Some(me) => Some((*lock, e.at)),
-            _ => None,
+    let frames = story::own_frames(&std::backtrace::Backtrace::force_capture());
+    let again = frames.first()?;
+    let at = again.at.clone()?;
+    let caller = frames
+        .get(1)
+        .and_then(|f| {
+            Some(format!(
+                ", called from {} at {}",
+                short(&f.function),
+                f.at.as_deref()?
+            ))
         })
-    })?;
-    let first = race_std::trace::held_by_me()
-        .into_iter()
-        .find(|h| h.lock.addr == lock.addr);
-    let taken = match first {
-        Some(h) => format!(" (it took it at {})", story::place(h.at)),
-        None => String::new(),
+        .unwrap_or_default();
+    // The lock it holds: the one it asks for again, when it holds one only.
+    let held = race_std::trace::held_by_me();
+    let (lock, taken) = match held.as_slice() {
+        [one] => (
+            format!("the {}", story::name(&one.lock)),
+            format!(" (it took it at {})", story::place(one.at)),
+        ),
+        _ => ("a lock".to_owned(), String::new()),
     };
     Some((
         format!(
-            "deadlock: this thread takes the {} it already holds{taken}: a std lock is not re-entrant, so this thread would wait for itself for ever; let the guard go first, or call a helper that works on the guard it holds",
-            story::name(&lock)
+            "deadlock: this thread takes {lock} it already holds{taken}, in {}{caller}: a std lock is not re-entrant, so this thread would wait for itself for ever; let the guard go first, or call a helper that works on the guard it holds",
+            short(&again.function)
         ),
-        story::place(again),
+        at,
     ))
+}
+
+/// A function's name without its crate and module: `Breaker::lock`.
+fn short(function: &str) -> String {
+    let parts: Vec<&str> = function.split("::").collect();
+    parts[parts.len().saturating_sub(2)..].join("::")
 }
