@@ -180,6 +180,24 @@ pub enum Counter {
     Peak,
 }
 
+/// The first of a mock's counters (calls that reached it, in progress, peak) that is not
+/// what a step expects (`None`: not checked): expected and observed, in words.
+pub fn expect_counters(
+    target: &str,
+    want: [Option<u64>; 3],
+    got: [u64; 3],
+) -> Option<(String, String)> {
+    let counters = [Counter::Reached, Counter::InProgress, Counter::Peak];
+    counters
+        .into_iter()
+        .zip(want)
+        .zip(got)
+        .find_map(|((counter, want), got)| {
+            let want = want.filter(|want| *want != got)?;
+            Some((counter.words(want, target), got.to_string()))
+        })
+}
+
 impl Counter {
     /// `n` of this counter at `target`, in words.
     pub fn words(self, n: u64, target: &str) -> String {

@@ -14,10 +14,13 @@
 //!    less directly;
 //! 2. the rule most failures point at wins; between equals, the one more scenarios name
 //!    for the step that failed (rather than by a sign), then the one whose simplest
-//!    failure is simpler. A failure no rule explains counts with those that differ the
-//!    same way (what was observed that was not expected, or else what was expected and
-//!    not observed, target names left out), and such a group is told as what was
-//!    observed, with a hint only where the scenario's own applies;
+//!    failure is simpler. A failure counts for the first rule its scenario names for the
+//!    step (its `checks` in order, then its own rule) and for every rule whose sign it
+//!    shows, unless every scenario about that rule passed: a rule they show kept is not
+//!    what is broken. A failure no rule explains counts with those that differ the same
+//!    way (what was observed that was not expected, or else what was expected and not
+//!    observed, target names left out), and such a group is told as what was observed,
+//!    with a hint only where the scenario's own applies;
 //! 3. the lead is the simplest failure (the earliest failing step, then fewest steps)
 //!    whose scenario names that rule for its step, else the simplest that points at it.
 //!

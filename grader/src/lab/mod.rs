@@ -213,16 +213,8 @@ impl Lab {
         }
         let text = std::fs::read_to_string(&path).map_err(|e| Error::io("read", &path, e))?;
         let shown = crate::lab::kit::shown_path(kit, &path);
-        let manifest: LabManifest = serde_json::from_str(&text).map_err(|e| {
-            Error::Invalid(vec![Diagnostic::at(
-                &shown,
-                Pos {
-                    line: e.line(),
-                    col: e.column(),
-                },
-                crate::diagnostic::describe_json_error(&e),
-            )])
-        })?;
+        let manifest: LabManifest =
+            serde_json::from_str(&text).map_err(|e| json_problem(&shown, &e))?;
         if manifest.format_version != LAB_FORMAT_VERSION {
             return Err(Error::Invalid(vec![
                 Diagnostic::file(
@@ -287,6 +279,18 @@ impl Lab {
     pub fn category(&self, id: &str) -> Option<&Category> {
         self.manifest.categories.iter().find(|c| c.id == id)
     }
+}
+
+/// A file of the lab's that is not the JSON it should be, at serde's place.
+fn json_problem(shown: &Path, e: &serde_json::Error) -> Error {
+    Error::Invalid(vec![Diagnostic::at(
+        shown,
+        Pos {
+            line: e.line(),
+            col: e.column(),
+        },
+        crate::diagnostic::describe_json_error(e),
+    )])
 }
 
 /// The names of the labs in a kit (the folders of `labs/` that hold a `lab.json`),

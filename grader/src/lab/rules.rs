@@ -108,16 +108,8 @@ impl Rules {
         }
         let text = std::fs::read_to_string(&path).map_err(|e| Error::io("read", &path, e))?;
         let shown = crate::lab::kit::shown_path(kit, &path);
-        let rules: Rules = serde_json::from_str(&text).map_err(|e| {
-            Error::Invalid(vec![Diagnostic::at(
-                &shown,
-                Pos {
-                    line: e.line(),
-                    col: e.column(),
-                },
-                crate::diagnostic::describe_json_error(&e),
-            )])
-        })?;
+        let rules: Rules =
+            serde_json::from_str(&text).map_err(|e| super::json_problem(&shown, &e))?;
         let problems = rules.problems(&shown, &text);
         if problems.is_empty() {
             Ok(rules)

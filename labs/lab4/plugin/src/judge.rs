@@ -1,6 +1,5 @@
 //! Lab 4's expectations against what its harness observed after each step.
 
-use grader_lab::sends::Counter;
 use grader_lab::{Difference, Snapshot, StepRecord, quantity, sends};
 use lab4_harness::wire::Observation;
 
@@ -34,15 +33,11 @@ fn check(step: &Step, r: &StepRecord<Observation>) -> Option<(String, String)> {
                     ));
                 }
             }
-            let fields = [
-                (x.calls, t.calls, Counter::Reached),
-                (x.in_flight, t.in_flight, Counter::InProgress),
-                (x.peak, t.peak, Counter::Peak),
-            ];
-            for (want, got, counter) in fields {
-                if let Some(want) = want.filter(|want| *want != got) {
-                    return Some((counter.words(want, &x.target), format!("{got}")));
-                }
+            let want = [x.calls, x.in_flight, x.peak];
+            if let Some(difference) =
+                sends::expect_counters(&x.target, want, [t.calls, t.in_flight, t.peak])
+            {
+                return Some(difference);
             }
             if let Some(answered) = &x.answered {
                 for (code, want) in answered {

@@ -1,6 +1,5 @@
 //! Lab 5's expectations against what its harness observed after each step.
 
-use grader_lab::sends::Counter;
 use grader_lab::{Difference, Snapshot, StepRecord, quantity, sends};
 use lab5_harness::wire::Observation;
 
@@ -34,15 +33,11 @@ fn check(step: &Step, r: &StepRecord<Observation>) -> Option<(String, String)> {
                     ));
                 }
             }
-            let fields = [
-                (x.calls, f.calls, Counter::Reached),
-                (x.in_flight, f.in_flight, Counter::InProgress),
-                (x.peak, f.peak, Counter::Peak),
-            ];
-            for (want, got, counter) in fields {
-                if let Some(want) = want.filter(|want| *want != got) {
-                    return Some((counter.words(want, &x.flow), format!("{got}")));
-                }
+            let want = [x.calls, x.in_flight, x.peak];
+            if let Some(difference) =
+                sends::expect_counters(&x.flow, want, [f.calls, f.in_flight, f.peak])
+            {
+                return Some(difference);
             }
             for (answer, want) in x.answered.iter().flatten() {
                 let got = f.answered.get(answer).copied().unwrap_or(0);

@@ -1,6 +1,5 @@
 //! Lab 6's expectations against what its harness observed after each step.
 
-use grader_lab::sends::Counter;
 use grader_lab::{Difference, Snapshot, StepRecord, quantity, sends};
 use lab6_harness::wire::{LaneSnapshot, METRICS, Observation};
 
@@ -48,15 +47,11 @@ fn check(step: &Step, r: &StepRecord<Observation>) -> Option<(String, String)> {
 
 fn expect(x: &ExpectStep, o: &Observation) -> Option<(String, String)> {
     let d = o.dependencies.iter().find(|d| d.name == x.target)?;
-    let fields = [
-        (x.calls, d.calls, Counter::Reached),
-        (x.in_flight, d.in_flight, Counter::InProgress),
-        (x.peak, d.peak, Counter::Peak),
-    ];
-    for (want, got, counter) in fields {
-        if let Some(want) = want.filter(|want| *want != got) {
-            return Some((counter.words(want, &x.target), format!("{got}")));
-        }
+    let want = [x.calls, x.in_flight, x.peak];
+    if let Some(difference) =
+        sends::expect_counters(&x.target, want, [d.calls, d.in_flight, d.peak])
+    {
+        return Some(difference);
     }
     for (answer, want) in x.answered.iter().flatten() {
         let got = d.answered.get(answer).copied().unwrap_or(0);
