@@ -401,6 +401,14 @@ mod tests {
         );
     }
 
+    /// What the whole audit finds about where reports start.
+    fn start_here_problems(names: &[&str], columns: &[Column], mutants: &[Mutant]) -> Vec<String> {
+        findings(&scenarios(names), columns, mutants, Scope::WHOLE)
+            .into_iter()
+            .filter(|p| p.contains("Start here") || p.contains("report"))
+            .collect()
+    }
+
     #[test]
     fn a_start_here_must_name_the_rule_the_mutant_breaks() {
         let names = ["about_it", "elsewhere"];
@@ -432,10 +440,7 @@ mod tests {
             mutant("no_rule", &["about_it"], None),
             stale,
         ];
-        let problems: Vec<String> = findings(&scenarios(&names), &columns, &mutants, Scope::WHOLE)
-            .into_iter()
-            .filter(|p| p.contains("Start here") || p.contains("report"))
-            .collect();
+        let problems = start_here_problems(&names, &columns, &mutants);
         assert_eq!(
             problems,
             [
@@ -478,10 +483,7 @@ mod tests {
             with_reason("stale"),
             mutant("nowhere", &["about_it"], None),
         ];
-        let problems: Vec<String> = findings(&scenarios(&names), &columns, &mutants, Scope::WHOLE)
-            .into_iter()
-            .filter(|p| p.contains("Start here") || p.contains("report"))
-            .collect();
+        let problems = start_here_problems(&names, &columns, &mutants);
         assert_eq!(
             problems,
             [
