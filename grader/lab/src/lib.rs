@@ -25,7 +25,7 @@ use std::fmt::Debug;
 pub use check::{Checker, Problem};
 pub use erased::{AnyStep, DynPlugin};
 pub use grader_protocol::{RequestOutcome, StepRecord};
-pub use words::{clock, counts, did_you_mean, duration, quantity, unknown_word};
+pub use words::{clock, counts, did_you_mean, duration, quantity, times, unknown_word};
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -157,6 +157,10 @@ pub struct Words {
     /// What a step that sends requests expects of each, for a stuck request's report:
     /// `every request returns at once or waits inside the target (never inside the relay)`.
     pub stuck_expected: &'static str,
+    /// What a request that has not returned may be doing without being stuck, as the
+    /// words after "neither returned nor" in a stuck request's report: `held inside
+    /// {target}` (`{target}` stands for where it was sent), `waiting on the fake clock`.
+    pub parked: &'static str,
     /// What a stuck request usually means, after the observation.
     pub stuck_cause: &'static str,
     /// The hint for a stuck request, whatever the scenario was about.

@@ -38,7 +38,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
     };
     let Some(dir) = &args.submission else {
         let selection = super::with_limits(grade::select(&lab, false, &args.scenarios)?, &args.run);
-        one_race_scenario(&selection, args.schedule)?;
+        one_race_scenario(&lab, &selection, args.schedule)?;
         let (subject, mode) = if args.solution {
             let subject = grade::solution_subject(&lab);
             if !subject.crate_dir.is_dir() {
@@ -77,7 +77,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
         .and_then(|()| grade::select(&lab, true, &args.scenarios))
         .and_then(|selection| {
             let selection = super::with_limits(selection, &args.run);
-            one_race_scenario(&selection, args.schedule)?;
+            one_race_scenario(&lab, &selection, args.schedule)?;
             submit::grade(&lab, dir, &selection, &opts, &command, ctx.err)
                 .map(|outcome| (selection, outcome))
         });
@@ -126,8 +126,9 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
     }
 }
 
-/// `--schedule` replays one schedule of one race scenario: checks that is what was asked.
-fn one_race_scenario(selection: &Selection, schedule: Option<u64>) -> Result<(), Error> {
+/// `--schedule` replays one schedule of one race scenario: checks that is what was asked,
+/// and that the lab explores that many schedules.
+fn one_race_scenario(lab: &Lab, selection: &Selection, schedule: Option<u64>) -> Result<(), Error> {
     let Some(n) = schedule else {
         return Ok(());
     };
@@ -135,6 +136,12 @@ fn one_race_scenario(selection: &Selection, schedule: Option<u64>) -> Result<(),
         return Err(Error::Usage(
             "--schedule counts from 1: give the number the report names".into(),
         ));
+    }
+    if let Some(race) = lab.manifest.race.as_ref().filter(|r| n > r.schedules) {
+        return Err(Error::Usage(format!(
+            "--schedule {n}: the race checks of {} explore {} schedules per scenario, so there is no schedule {n}\n  help: give the number a report names, from 1 to {}",
+            lab.manifest.name, race.schedules, race.schedules
+        )));
     }
     match selection.scenarios.as_slice() {
         [one] if one.race => Ok(()),

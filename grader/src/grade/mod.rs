@@ -181,6 +181,10 @@ pub fn not_compiled(selection: &Selection) -> Vec<ScenarioResult> {
             stopped_at: None,
             interleaving: None,
             stuck: false,
+            rule: None,
+            likely_cause: None,
+            pointers: Vec::new(),
+            other_rule: false,
         })
         .collect()
 }
@@ -270,6 +274,11 @@ pub fn assemble(
             })
         })
         .collect();
+    let mut scenarios = scenarios;
+    let start_here = judge::lead::lead(&scenarios, &selection.scenarios);
+    if let Some(lead) = &start_here {
+        judge::lead::side_effects(&mut scenarios, &selection.scenarios, lead);
+    }
     Report {
         schema_version: SCHEMA_VERSION,
         lab: lab.manifest.name.clone(),
@@ -277,7 +286,7 @@ pub fn assemble(
         score: scenarios.iter().map(|s| s.score).sum(),
         max_score: scenarios.iter().map(|s| s.max_score).sum(),
         categories,
-        start_here: judge::lead::lead(&scenarios, &selection.scenarios),
+        start_here,
         scenarios,
         // Points of hidden scenarios whose files are not here: their number is unknown.
         hidden_not_run: (selection.hidden_not_run > 0 || selection.hidden_points_not_run == 0)

@@ -98,6 +98,7 @@ pub fn run_one(
         lab,
         timeout_ms,
         shown: &shown,
+        replay: opts.schedule,
     };
     let mut judged = judge_race(&context, &run);
     if let Some(index) = judged.untold {
@@ -132,5 +133,9 @@ fn cannot_map(scenario: &Scenario, problems: &[String]) -> ScenarioResult {
         stopped_at: None,
         interleaving: None,
         stuck: false,
+        rule: None,
+        likely_cause: None,
+        pointers: Vec::new(),
+        other_rule: false,
     }
 }

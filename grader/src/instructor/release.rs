@@ -9,8 +9,8 @@
 //!   lab's own crates and student crate, and what they depend on; their `Cargo.toml`,
 //!   `build.rs`, `README.md` and `src/`, the student crates whole;
 //! - from each lab's folder: `lab.json`, `README.md`, its `clippy.toml`, the scenario
-//!   schema, `scenarios/` and the rehearsal script (and `hidden/`, only for a grading
-//!   image's edition: `--hidden`);
+//!   schema, the rules and their hints (`rules.json`), `scenarios/` and the rehearsal
+//!   script (and `hidden/`, only for a grading image's edition: `--hidden`);
 //! - the root files a build needs ([`ROOT_FILES`]) and the CI files a student repository
 //!   runs ([`CI_PARTS`]);
 //! - files written for the edition ([`made`]): `Cargo.toml`, `Cargo.lock`, the grader's
@@ -66,6 +66,7 @@ pub const LAB_PARTS: &[&str] = &[
     "README.md",
     super::edition_lints::FILE_NAME,
     crate::scenario::schema::FILE_NAME,
+    crate::lab::rules::FILE_NAME,
     "scenarios",
     crate::rehearse::script::FILE_NAME,
 ];

@@ -243,7 +243,7 @@ fn a_batch_with_a_hang_a_compile_error_and_a_missing_file_completes() {
         .iter()
         .filter(|t| {
             let o = t["output"].as_str().unwrap();
-            o.contains("TIMEOUT") || o.contains("still inside the relay")
+            o.contains("TIMEOUT") || o.contains("still running inside the relay")
         })
         .count();
     assert!(stopped > 0, "the hanging scenarios say so: {hang_results}");

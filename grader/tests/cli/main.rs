@@ -17,6 +17,7 @@ mod errors;
 mod failures;
 mod formats;
 mod handout;
+mod hints;
 mod instructor_checks;
 mod instructor_kit;
 mod instructors;

@@ -203,6 +203,7 @@ fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
         "labs/lab4/harness/main/src/main.rs",
         "labs/lab4/plugin/src/lib.rs",
         "labs/lab4/lab.json",
+        "labs/lab4/rules.json",
         "labs/lab4/README.md",
         "labs/lab4/scenario.schema.json",
         "labs/lab4/scenarios/tr_full_cycle.json",

@@ -69,6 +69,7 @@ static WORDS: Words = Words {
     constructor: "echo",
     observers: "nothing",
     stuck_expected: "every call returns",
+    parked: "answered",
     stuck_cause: "echo does not return",
     stuck_hint: "Return the number you were given.",
     initially: "nothing has been said",

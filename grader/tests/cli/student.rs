@@ -49,6 +49,7 @@ fn watch_grades_again_when_a_file_is_saved() {
             "grader/protocol",
             "solutions",
             "labs/lab4/lab.json",
+            "labs/lab4/rules.json",
             "labs/lab4/scenarios",
             "labs/lab4/harness",
             "labs/lab4/race",

@@ -183,6 +183,12 @@ fn mode_text(mode: Mode) -> String {
     }
 }
 
+/// The frames of a captured stack of the code under test (and of the kit crates it
+/// calls), innermost first.
+pub fn own_frames(stack: &std::backtrace::Backtrace) -> Vec<Frame> {
+    frames(stack)
+}
+
 /// The frames of a captured stack, innermost first, without those of the runtime, the
 /// standard library and this harness.
 fn frames(stack: &std::backtrace::Backtrace) -> Vec<Frame> {

@@ -145,7 +145,7 @@ pub fn write_matrix(audit: &Audit, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out)?;
         writeln!(
             out,
-            "Where each mutant's report says to start (hint: the scenario's hint is shown; observed: only what differed):"
+            "Where each mutant's report says to start, and the rule it names (hint: a scenario's own hint is shown; observed: only what differed):"
         )?;
     }
     for (i, c) in mutants
@@ -158,7 +158,11 @@ pub fn write_matrix(audit: &Audit, out: &mut dyn Write) -> std::io::Result<()> {
                 "{} step {} ({})",
                 l.scenario,
                 l.step,
-                if l.hint.is_some() { "hint" } else { "observed" }
+                match (&l.rule, &l.hint) {
+                    (Some(rule), _) => format!("rule {}", rule.id),
+                    (None, Some(_)) => "hint".to_owned(),
+                    (None, None) => "observed".to_owned(),
+                }
             ),
             None => "nowhere".to_owned(),
         };

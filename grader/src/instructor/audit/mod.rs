@@ -76,6 +76,11 @@ pub fn audit(
     }
     for m in &mutants {
         let mut c = column(&m.name, &m.title, Role::Mutant);
+        c.rule = m.rule.clone().or_else(|| {
+            let first = m.caught_by.first()?;
+            let s = selection.scenarios.iter().find(|s| &s.name == first)?;
+            s.rule.clone()
+        });
         c.caught_once_because = m.caught_once_because.clone();
         c.start_here_elsewhere_because = m.start_here_elsewhere_because.clone();
         subjects.push((mutants::subject(lab, &work, m)?, c));
@@ -231,6 +236,7 @@ fn column(name: &str, title: &str, role: Role) -> Column {
         compile_errors: None,
         caught_once_because: None,
         start_here: None,
+        rule: None,
         start_here_elsewhere_because: None,
     }
 }

@@ -47,6 +47,10 @@ pub struct Column {
     /// visible scenarios.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub start_here: Option<Lead>,
+    /// The rule a mutant breaks (its file's `rule`, or the rule of the first scenario its
+    /// `caught_by` names), which its report's "Start here" must name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
     /// A mutant's reason why its report's "Start here" cannot name its mistake.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub start_here_elsewhere_because: Option<String>,

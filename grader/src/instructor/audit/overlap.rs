@@ -83,6 +83,7 @@ mod tests {
             caught_once_because: None,
             start_here: None,
             start_here_elsewhere_because: None,
+            rule: None,
         }
     }
 

@@ -28,6 +28,7 @@ static WORDS: Words = Words {
     constructor: "Relay::new",
     observers: "Relay::breaker_state or Relay::transitions",
     stuck_expected: "every request returns at once or waits inside the target (never inside the relay)",
+    parked: "held inside {target}",
     stuck_cause: "a caller is waiting (for a lock or a slot) or looping instead of being answered at once",
     stuck_hint: STUCK_HINT,
     initially: "every target answers OK until scripted otherwise",

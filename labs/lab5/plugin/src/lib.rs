@@ -27,6 +27,7 @@ static WORDS: Words = Words {
     constructor: "Gateway::new",
     observers: "Gateway::circuit_state or Gateway::transitions",
     stuck_expected: "every message returns at once or waits inside the partner (never inside the gateway)",
+    parked: "held inside {target}",
     stuck_cause: "a caller is waiting (for a lock or a slot) or looping instead of being answered at once",
     stuck_hint: STUCK_HINT,
     initially: "every flow's endpoint answers 200 until scripted otherwise",

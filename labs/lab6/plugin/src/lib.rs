@@ -28,6 +28,7 @@ static WORDS: Words = Words {
     constructor: "Shop::new",
     observers: "Shop::circuit_state, Shop::metrics or Shop::transitions",
     stuck_expected: "every request returns, or waits on the fake clock: for the dependency's answer, in the admission queue, or in a pause",
+    parked: "waiting on the fake clock",
     stuck_cause: "a request is blocked in real time (a lock, a real sleep) or looping, instead of returning or waiting on the injected clock",
     stuck_hint: STUCK_HINT,
     initially: "the shipping vendor quotes 12.90 and the catalog shows every page until scripted otherwise",

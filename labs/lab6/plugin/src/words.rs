@@ -2,8 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use grader_lab::duration;
 use grader_lab::sends::{self, Nouns};
+use grader_lab::{duration, quantity, times};
 use lab6_harness::wire::{Settings, seen};
 
 use crate::steps::Step;
@@ -105,27 +105,25 @@ pub fn expectation(step: &Step) -> Option<String> {
             if let Some(state) = &x.state {
                 parts.push(format!("circuit {state}"));
             }
-            for (n, what) in [
-                (x.calls, "calls reached it so far"),
-                (x.in_flight, "in progress at it now"),
-            ] {
-                if let Some(n) = n {
-                    parts.push(format!("{n} {what}"));
-                }
+            if let Some(n) = x.calls {
+                parts.push(format!("{} reached it so far", quantity(n, "call")));
+            }
+            if let Some(n) = x.in_flight {
+                parts.push(format!("{n} in progress at it now"));
             }
             if let Some(n) = x.peak {
                 parts.push(format!("never more than {n} at once"));
             }
             for (answer, n) in x.answered.iter().flatten() {
-                parts.push(format!("answered {answer} {n} times"));
+                parts.push(format!("answered {answer} {}", times(*n)));
             }
             for (n, what) in [
-                (x.held, "requests waiting for its answer"),
-                (x.queued, "requests queued"),
-                (x.pausing, "requests pausing before a retry"),
+                (x.held, "waiting for its answer"),
+                (x.queued, "queued"),
+                (x.pausing, "pausing before a retry"),
             ] {
                 if let Some(n) = n {
-                    parts.push(format!("{n} {what}"));
+                    parts.push(format!("{} {what}", quantity(n, "request")));
                 }
             }
             for (metric, n) in x.metrics.iter().flatten() {
