@@ -91,13 +91,13 @@ fn the_reference_gets_full_marks_in_every_format() {
     let text = stdout(&output);
     assert_eq!(output.status.code(), Some(0), "{}", transcript(&output));
     assert!(
-        text.contains("Total: 129/129 points, 25 of 25 scenarios passed"),
+        text.contains("Total: 168/168 points, 34 of 34 scenarios passed"),
         "{text}"
     );
     for (format, needle) in [
         ("json", "\"lab\": \"lab6\""),
         ("junit", "<testsuites name=\"lab6\" tests=\"25\""),
-        ("gradescope", "\"score\": 129.0"),
+        ("gradescope", "\"score\": 168.0"),
     ] {
         let output = check(&["--solution", "--format", format]);
         assert_eq!(
@@ -122,7 +122,7 @@ fn the_untouched_skeleton_gets_zero_and_starts_at_shop_new() {
     let text = stdout(&output);
     assert_eq!(output.status.code(), Some(1), "{}", transcript(&output));
     assert!(
-        text.contains("Total: 0/129 points, 0 of 25 scenarios passed"),
+        text.contains("Total: 0/168 points, 0 of 34 scenarios passed"),
         "{text}"
     );
     let start = "Start here:\n  25 scenarios stopped at todo!() at crates/quote_client/src/shop.rs:30:9: lab 6: build one client per dependency in Shop::new\n";

@@ -19,9 +19,9 @@ fn the_shipped_kit_is_valid() {
     exit status: 0
     ----- stdout -----
     ----- stderr -----
-    lab4: 49 scenarios (42 visible, 7 hidden), 206 points, 31 mutants, 5 alternatives: all valid
-    lab5: 50 scenarios (43 visible, 7 hidden), 239 points, 42 mutants, 2 alternatives: all valid
-    lab6: 32 scenarios (25 visible, 7 hidden), 156 points, 24 mutants, 2 alternatives: all valid
+    lab4: 56 scenarios (47 visible, 9 hidden), 236 points, 36 mutants, 5 alternatives: all valid
+    lab5: 76 scenarios (60 visible, 16 hidden), 350 points, 59 mutants, 2 alternatives: all valid
+    lab6: 47 scenarios (34 visible, 13 hidden), 220 points, 35 mutants, 2 alternatives: all valid
     ");
 }
 
@@ -306,9 +306,9 @@ fn files_folders_and_labs() {
     ----- stdout -----
     ----- stderr -----
     labs/lab4/scenarios/tr_full_cycle.json: 1 scenario file of lab4, 6 points: all valid
-    labs/lab4/hidden: 7 scenario files of lab4, 27 points: all valid
+    labs/lab4/hidden: 9 scenario files of lab4, 35 points: all valid
     labs/lab4/mutants/many_trials.json: 1 mutant of lab4: all valid
-    lab4: 49 scenarios (42 visible, 7 hidden), 206 points, 31 mutants, 5 alternatives: all valid
+    lab4: 56 scenarios (47 visible, 9 hidden), 236 points, 36 mutants, 5 alternatives: all valid
     ");
 }
 
