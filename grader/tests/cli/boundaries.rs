@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::subs::{Layout, edit, folder, write};
+use crate::subs::{Layout, apply_mutant, folder, write};
 use crate::util::{grader, kit, stdout, transcript};
 
 /// `lab`'s reference files with the edits of every mutant in `mutants` applied in turn.
@@ -27,21 +27,7 @@ fn mutated(lab: &str, mutants: &[&str]) -> Vec<(String, String)> {
         })
         .collect();
     for name in mutants {
-        let path = kit()
-            .join("labs")
-            .join(lab)
-            .join("mutants")
-            .join(format!("{name}.json"));
-        let mutant: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("JSON");
-        for e in mutant["edits"].as_array().expect("edits") {
-            let (file, find, replace) = (
-                e["file"].as_str().expect("file"),
-                e["find"].as_str().expect("find"),
-                e["replace"].as_str().expect("replace"),
-            );
-            edit(&mut files, file, find, replace);
-        }
+        apply_mutant(lab, name, &mut files);
     }
     files
 }
@@ -99,7 +85,7 @@ fn lab5_old_answers_and_lost_slots_are_named_by_their_race_checks() {
     let slot = failure(&report, "race_slot_freed_once");
     assert!(
         slot.contains(
-            "expected: no_capacity only while 3 other messages of globex/ORDERS hold its slots"
+            "expected: no_capacity only while 3 other messages for globex/ORDERS hold its slots"
         ) && slot.contains("got no_capacity while at most")
             && slot.contains("a slot taken earlier was never given back"),
         "{report}"
@@ -129,7 +115,7 @@ fn lab4_late_failures_and_lost_slots_are_named_by_their_race_checks() {
     );
     let slot = failure(&report, "race_slot_freed_once");
     assert!(
-        slot.contains("expected: E905 only while 3 other requests to claims hold its slots")
+        slot.contains("expected: E905 only while 3 other requests for claims hold its slots")
             && slot.contains("a slot taken earlier was never given back"),
         "{report}"
     );

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::subs::{Layout, edit, folder, json, write};
+use crate::subs::{Layout, apply_mutant, edit, folder, json, write};
 use crate::util::{grader, kit, scratch_kit, stdout, transcript};
 
 /// Lab 5's declared files, relative to the student crate.
@@ -34,18 +34,8 @@ fn reference_files() -> Vec<(String, String)> {
 
 /// The reference with mutant `name`'s edits (`labs/lab5/mutants/`).
 fn mutant(name: &str) -> Vec<(String, String)> {
-    let path = kit().join("labs/lab5/mutants").join(format!("{name}.json"));
-    let mutant: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("JSON");
     let mut files = reference_files();
-    for e in mutant["edits"].as_array().expect("edits") {
-        let (file, find, replace) = (
-            e["file"].as_str().expect("file"),
-            e["find"].as_str().expect("find"),
-            e["replace"].as_str().expect("replace"),
-        );
-        edit(&mut files, file, find, replace);
-    }
+    apply_mutant("lab5", name, &mut files);
     files
 }
 

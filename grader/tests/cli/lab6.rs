@@ -2,7 +2,7 @@
 //! handout's quotes of its reports, the audit (mutants and correct alternatives), a
 //! submission that waits in real time, every format, and the student edition.
 
-use crate::subs::{Layout, edit, folder, write};
+use crate::subs::{Layout, apply_mutant, edit, folder, write};
 use crate::util::{grader, kit, scratch_kit, stdout, transcript};
 
 /// Lab 6's student files, relative to the student crate.
@@ -26,17 +26,7 @@ fn mutated(names: &[&str]) -> Vec<(String, String)> {
         })
         .collect();
     for name in names {
-        let path = kit().join("labs/lab6/mutants").join(format!("{name}.json"));
-        let mutant: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("JSON");
-        for e in mutant["edits"].as_array().expect("edits") {
-            let (file, find, replace) = (
-                e["file"].as_str().expect("file"),
-                e["find"].as_str().expect("find"),
-                e["replace"].as_str().expect("replace"),
-            );
-            edit(&mut files, file, find, replace);
-        }
+        apply_mutant("lab6", name, &mut files);
     }
     files
 }

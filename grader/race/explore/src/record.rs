@@ -328,3 +328,62 @@ pub fn out_of_order(
         mark: "out of order".into(),
     }
 }
+
+/// The property `old_answers_change_nothing`, broken by `stale`: `expected` says the rule in
+/// the lab's words, `hint` how to keep it.
+pub fn old_answer(stale: &Stale, expected: String, hint: &str) -> Violation {
+    let Stale {
+        target,
+        record,
+        by,
+        changed_by,
+        at,
+        step,
+    } = stale;
+    Violation {
+        property: "old_answers_change_nothing".into(),
+        step: Some(*step),
+        expected,
+        observed: format!(
+            "{by} wrote `{record}` for {target} from its answer, though {changed_by} had changed {target}'s state while {by}'s call was out"
+        ),
+        hint: hint.into(),
+        unexplorable: false,
+        about: vec![changed_by.clone(), by.clone()],
+        until: Some(at + 1),
+        mark: "written from an old answer".into(),
+    }
+}
+
+/// The property `slot_freed_once`, broken by `back`, which got `rejection` (`E905`,
+/// `no_capacity`) from a bulkhead that allows `limit`; `hint` in the lab's words.
+pub fn slot_lost(back: &Returned, limit: u64, rejection: &str, hint: &str) -> Violation {
+    let Returned {
+        id,
+        target,
+        others,
+        at,
+        step,
+        ..
+    } = back;
+    let noun = story::noun();
+    let plural = |n: u64| if n == 1 { "" } else { "s" };
+    Violation {
+        property: "slot_freed_once".into(),
+        step: Some(*step),
+        expected: format!(
+            "{rejection} only while {limit} other {noun}{} for {target} hold its slots (its max_concurrent)",
+            plural(limit)
+        ),
+        observed: format!(
+            "{noun} #{id} got {rejection} while at most {others} other {noun}{} for {target} {} out: a slot taken earlier was never given back",
+            plural(*others as u64),
+            if *others == 1 { "was" } else { "were" }
+        ),
+        hint: hint.into(),
+        unexplorable: false,
+        about: vec![format!("{noun} #{id}")],
+        until: Some(at + 1),
+        mark: format!("{rejection} with a slot of {target} free"),
+    }
+}

@@ -25,7 +25,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use grader_protocol::Violation;
-use race_explore::record::{Reader, Returned, Seen, Stale, out_of_order};
+use race_explore::record::{Reader, Seen, old_answer, out_of_order, slot_lost};
 use race_explore::story;
 use race_std::sync::Arc;
 use race_std::trace;
@@ -138,13 +138,13 @@ impl Monitor {
         for stale in self.record.stale() {
             // A late failure may open a circuit that has closed again since it was sent.
             if stale.record != "CLOSED -> OPEN" {
-                self.report(old_answer(&stale));
+                self.report(old_answer(&stale, format!("a late answer from {} changes nothing while the circuit is OPEN or its trial is out", stale.target), OLD_HINT));
             }
         }
         for back in self.record.returns() {
             let limit = self.limits.get(&back.target).copied().unwrap_or(u64::MAX);
             if back.words == "E905" && (back.others as u64) < limit {
-                self.report(slot_lost(&back, limit));
+                self.report(slot_lost(&back, limit, "E905", SLOT_HINT));
             }
         }
     }
@@ -236,64 +236,6 @@ impl Monitor {
 /// Each target's bulkhead limit, from the plan, before any call reaches it.
 pub fn set_limits(limits: BTreeMap<String, u64>) {
     MONITOR.with_borrow_mut(|m| m.limits = limits);
-}
-
-/// The property `old_answers_change_nothing`, broken by `stale`.
-fn old_answer(stale: &Stale) -> Violation {
-    let Stale {
-        target,
-        record,
-        by,
-        changed_by,
-        at,
-        step,
-    } = stale;
-    Violation {
-        property: "old_answers_change_nothing".into(),
-        step: Some(*step),
-        expected: format!(
-            "a late answer from {target} changes nothing while the circuit is OPEN or its trial is out"
-        ),
-        observed: format!(
-            "{by} wrote `{record}` for {target} from its answer, though {changed_by} had changed {target}'s state while {by}'s call was out"
-        ),
-        hint: OLD_HINT.into(),
-        unexplorable: false,
-        about: vec![changed_by.clone(), by.clone()],
-        until: Some(at + 1),
-        mark: "written from an old answer".into(),
-    }
-}
-
-/// The property `slot_freed_once`, broken by `back`, a request to a target whose bulkhead
-/// allows `limit`.
-fn slot_lost(back: &Returned, limit: u64) -> Violation {
-    let Returned {
-        id,
-        target,
-        others,
-        at,
-        step,
-        ..
-    } = back;
-    Violation {
-        property: "slot_freed_once".into(),
-        step: Some(*step),
-        expected: format!(
-            "E905 only while {limit} other request{} to {target} hold its slots (its max_concurrent)",
-            if limit == 1 { "" } else { "s" }
-        ),
-        observed: format!(
-            "request #{id} got E905 while at most {others} other request{} to {target} {} out: a slot taken earlier was never given back",
-            if *others == 1 { "" } else { "s" },
-            if *others == 1 { "was" } else { "were" }
-        ),
-        hint: SLOT_HINT.into(),
-        unexplorable: false,
-        about: vec![request(*id)],
-        until: Some(at + 1),
-        mark: format!("E905 with a slot of {target} free"),
-    }
 }
 
 /// A mock system whose calls the monitor watches.

@@ -31,7 +31,7 @@ use std::collections::BTreeMap;
 
 use gateway_kit::{Alert, AlertLog, AlertSink, Message, Outcome, Partner};
 use grader_protocol::Violation;
-use race_explore::record::{Reader, Returned, Seen, Stale, out_of_order};
+use race_explore::record::{Reader, Seen, old_answer, out_of_order, slot_lost};
 use race_explore::story;
 use race_std::sync::Arc;
 use race_std::trace;
@@ -192,12 +192,12 @@ impl Monitor {
             }
         }
         for stale in self.record.stale() {
-            self.report(old_answer(&stale));
+            self.report(old_answer(&stale, format!("an answer to a message admitted before {}'s state last changed changes nothing", stale.target), OLD_HINT));
         }
         for back in self.record.returns() {
             let limit = self.watch(&back.target).limit;
             if back.words == "no_capacity" && (back.others as u64) < limit {
-                self.report(slot_lost(&back, limit));
+                self.report(slot_lost(&back, limit, "no_capacity", SLOT_HINT));
             }
         }
     }
@@ -406,64 +406,6 @@ impl Monitor {
             until: None,
             mark: String::new(),
         });
-    }
-}
-
-/// The property `old_answers_change_nothing`, broken by `stale`.
-fn old_answer(stale: &Stale) -> Violation {
-    let Stale {
-        target,
-        record,
-        by,
-        changed_by,
-        at,
-        step,
-    } = stale;
-    Violation {
-        property: "old_answers_change_nothing".into(),
-        step: Some(*step),
-        expected: format!(
-            "an answer to a message admitted before {target}'s state last changed changes nothing"
-        ),
-        observed: format!(
-            "{by} wrote `{record}` for {target} from its answer, though {changed_by} had changed {target}'s state while {by}'s call was out"
-        ),
-        hint: OLD_HINT.into(),
-        unexplorable: false,
-        about: vec![changed_by.clone(), by.clone()],
-        until: Some(at + 1),
-        mark: "written from an old answer".into(),
-    }
-}
-
-/// The property `slot_freed_once`, broken by `back`, a message of a flow whose bulkhead
-/// allows `limit`.
-fn slot_lost(back: &Returned, limit: u64) -> Violation {
-    let Returned {
-        id,
-        target,
-        others,
-        at,
-        step,
-        ..
-    } = back;
-    Violation {
-        property: "slot_freed_once".into(),
-        step: Some(*step),
-        expected: format!(
-            "no_capacity only while {limit} other message{} of {target} hold its slots (its max_concurrent)",
-            if limit == 1 { "" } else { "s" }
-        ),
-        observed: format!(
-            "message #{id} got no_capacity while at most {others} other message{} of {target} {} out: a slot taken earlier was never given back",
-            if *others == 1 { "" } else { "s" },
-            if *others == 1 { "was" } else { "were" }
-        ),
-        hint: SLOT_HINT.into(),
-        unexplorable: false,
-        about: vec![message(*id)],
-        until: Some(at + 1),
-        mark: format!("no_capacity with a slot of {target} free"),
     }
 }
 
