@@ -90,7 +90,7 @@ fn the_untouched_skeleton_gets_zero_and_starts_at_gateway_new() {
         text.contains("Total: 0/280 points, 0 of 60 scenarios passed"),
         "{text}"
     );
-    let start = "Start here:\n  43 scenarios stopped at todo!() at crates/edi_gateway/src/gateway.rs:43:9: lab 5: build one lane per flow in Gateway::new\n";
+    let start = "Start here:\n  60 scenarios stopped at todo!() at crates/edi_gateway/src/gateway.rs:43:9: lab 5: build one lane per flow in Gateway::new\n";
     assert!(text.contains(start), "{text}");
     // The handout quotes that line: it must stay true.
     let handout = std::fs::read_to_string(kit().join("labs/lab5/README.md")).expect("read");
@@ -295,7 +295,7 @@ fn an_alert_on_every_failed_probe_is_reported_with_the_alerts() {
 fn every_format_reports_lab5() {
     for (format, needle) in [
         ("json", "\"lab\": \"lab5\""),
-        ("junit", "<testsuites name=\"lab5\" tests=\"43\""),
+        ("junit", "<testsuites name=\"lab5\" tests=\"60\""),
         ("gradescope", "\"score\": 280.0"),
     ] {
         let output = grader()

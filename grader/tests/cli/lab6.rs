@@ -86,7 +86,7 @@ fn the_reference_gets_full_marks_in_every_format() {
     );
     for (format, needle) in [
         ("json", "\"lab\": \"lab6\""),
-        ("junit", "<testsuites name=\"lab6\" tests=\"25\""),
+        ("junit", "<testsuites name=\"lab6\" tests=\"34\""),
         ("gradescope", "\"score\": 168.0"),
     ] {
         let output = check(&["--solution", "--format", format]);
@@ -115,7 +115,7 @@ fn the_untouched_skeleton_gets_zero_and_starts_at_shop_new() {
         text.contains("Total: 0/168 points, 0 of 34 scenarios passed"),
         "{text}"
     );
-    let start = "Start here:\n  25 scenarios stopped at todo!() at crates/quote_client/src/shop.rs:30:9: lab 6: build one client per dependency in Shop::new\n";
+    let start = "Start here:\n  34 scenarios stopped at todo!() at crates/quote_client/src/shop.rs:30:9: lab 6: build one client per dependency in Shop::new\n";
     assert!(text.contains(start), "{text}");
     assert!(
         handout().contains(start.trim_end()),
