@@ -277,7 +277,7 @@ fn bundle() -> Option<&'static Path> {
         assert!(made.status.success(), "{}", crate::util::transcript(&made));
         let said = String::from_utf8_lossy(&made.stderr);
         assert!(
-            said.contains("give the Gradescope assignment 206 points in all"),
+            said.contains("give the Gradescope assignment 236 points in all"),
             "the point total for the assignment: {said}"
         );
         Some(zip)
@@ -442,7 +442,7 @@ fn attacks_in_the_gradescope_bundle_get_nothing() {
         let r = gradescope(&path);
         assert_eq!(r.extra_data["status"], "graded", "{name}: {text}");
         let max: f64 = r.tests.iter().map(|t| t.max_score).sum();
-        assert_eq!(max, 206.0, "{name}: the hidden scenarios ran too");
+        assert_eq!(max, 236.0, "{name}: the hidden scenarios ran too");
         let expected = if compiles { max } else { 0.0 };
         assert_eq!(r.score, expected, "{name}: {text}");
     }

@@ -6,6 +6,7 @@
 mod attacks;
 mod audit;
 mod batch;
+mod boundaries;
 mod browser;
 mod check;
 mod ci;

@@ -448,8 +448,8 @@ fn an_invalid_lab_is_not_released() {
     exit status: 2
     ----- stdout -----
     ----- stderr -----
-    error: labs/lab4/lab.json:12:3: total_points is 203, but the scenarios add up to 206 (179 visible, 27 hidden)
-      help: set "total_points": 206, or change the points of the scenarios
+    error: labs/lab4/lab.json:12:3: total_points is 233, but the scenarios add up to 236 (201 visible, 35 hidden)
+      help: set "total_points": 236, or change the points of the scenarios
     1 problem found; nothing was released. Fix the file above and run again.
     "#);
     assert!(!out.exists());

@@ -18,10 +18,10 @@ fn the_shipped_kit_is_valid() {
     insta::assert_snapshot!(transcript(&output), @r"
     exit status: 0
     ----- stdout -----
-    lab4: 49 scenarios (42 visible, 7 hidden), 206 points, 31 mutants, 5 alternatives: all valid
-    lab5: 50 scenarios (43 visible, 7 hidden), 239 points, 42 mutants, 2 alternatives: all valid
-    lab6: 43 scenarios (33 visible, 10 hidden), 208 points, 33 mutants, 3 alternatives: all valid
     ----- stderr -----
+    lab4: 56 scenarios (47 visible, 9 hidden), 236 points, 36 mutants, 5 alternatives: all valid
+    lab5: 76 scenarios (60 visible, 16 hidden), 350 points, 59 mutants, 2 alternatives: all valid
+    lab6: 47 scenarios (34 visible, 13 hidden), 220 points, 35 mutants, 2 alternatives: all valid
     ");
 }
 
@@ -305,10 +305,9 @@ fn files_folders_and_labs() {
     exit status: 0
     ----- stdout -----
     labs/lab4/scenarios/tr_full_cycle.json: 1 scenario file of lab4, 6 points: all valid
-    labs/lab4/hidden: 7 scenario files of lab4, 27 points: all valid
+    labs/lab4/hidden: 9 scenario files of lab4, 35 points: all valid
     labs/lab4/mutants/many_trials.json: 1 mutant of lab4: all valid
-    lab4: 49 scenarios (42 visible, 7 hidden), 206 points, 31 mutants, 5 alternatives: all valid
-    ----- stderr -----
+    lab4: 56 scenarios (47 visible, 9 hidden), 236 points, 36 mutants, 5 alternatives: all valid
     ");
 }
 
