@@ -171,7 +171,7 @@ pub fn svg(q: &Sequence) -> String {
         }
         s.end();
     }
-    if q.broke && !q.moves.is_empty() {
+    if !q.moves.is_empty() {
         let k = q.moves.len() - 1;
         let bx = x(k) + STEP / 2.0;
         s.group(

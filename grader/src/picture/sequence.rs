@@ -32,9 +32,8 @@ pub struct Sequence {
     pub moves: Vec<Move>,
     /// Moves left out before the first one kept.
     pub left_out: usize,
-    /// Whether the last move is where the property broke.
-    pub broke: bool,
-    /// What the last move shows, in words (`a second call reaches core_banking`).
+    /// What the last move shows, in words (`a second call reaches core_banking`): the
+    /// property broke there.
     pub mark: String,
     /// The schedule's number, and how many were explored.
     pub schedule: (u64, u64),
@@ -82,11 +81,9 @@ pub enum MoveKind {
 pub fn picture(cx: &Context<'_>, run: &Run, result: &ScenarioResult, hidden: bool) -> Picture {
     let groups = schedules(&run.events);
     let Some(told) = &result.interleaving else {
-        if result.status != Status::Passed {
-            return Picture::Nothing(format!("nothing to draw: {}", result.message));
-        }
+        // Every schedule passed, or the first stopped (a `todo!()`): the first is drawn.
         let Some((_, first)) = groups.first() else {
-            return Picture::Nothing("no schedule was written".into());
+            return Picture::Nothing(format!("no schedule was written ({})", result.message));
         };
         let explored = run
             .events
@@ -98,9 +95,13 @@ pub fn picture(cx: &Context<'_>, run: &Run, result: &ScenarioResult, hidden: boo
             .unwrap_or(1);
         return match timeline::build(cx.scenario, first, result, hidden) {
             Ok(mut t) => {
-                t.caption = Some(format!(
-                    "schedule 1 of {explored}; every schedule passed, and each that came out differently was judged like this one"
-                ));
+                t.caption = Some(if result.status == Status::Passed {
+                    format!(
+                        "schedule 1 of {explored}; every schedule passed, and each that came out differently was judged like this one"
+                    )
+                } else {
+                    "the first schedule, where the run stopped".to_owned()
+                });
                 Picture::Timeline(Box::new(t))
             }
             Err(why) => Picture::Nothing(why),
@@ -108,6 +109,18 @@ pub fn picture(cx: &Context<'_>, run: &Run, result: &ScenarioResult, hidden: boo
     };
     let Some((_, group)) = groups.iter().find(|(i, _)| *i == told.schedule) else {
         return Picture::Nothing("the failing schedule's events were not written".into());
+    };
+    // An expectation that failed on this schedule (no property broke), or threads that
+    // made no move worth telling: the schedule's steps say more.
+    let failed_schedule = || match timeline::build(cx.scenario, group, result, hidden) {
+        Ok(mut t) => {
+            t.caption = Some(format!(
+                "schedule {} of {} explored, the one that failed; replay it with {}",
+                told.schedule, told.explored, told.replay
+            ));
+            Picture::Timeline(Box::new(t))
+        }
+        Err(why) => Picture::Nothing(why),
     };
     // A schedule told again in more detail (with call stacks) writes its violation and
     // trace a second time: the last of each belong together.
@@ -119,13 +132,19 @@ pub fn picture(cx: &Context<'_>, run: &Run, result: &ScenarioResult, hidden: boo
         Event::Trace(t) => Some(t.as_slice()),
         _ => None,
     }) else {
-        return Picture::Nothing("the failing schedule's trace was not written".into());
+        return failed_schedule();
     };
-    let step = violation
-        .and_then(|v| v.step)
+    let Some(v) = violation else {
+        return failed_schedule();
+    };
+    let step = v
+        .step
         .or_else(|| result.failure.as_ref().map(|f| f.step.saturating_sub(1)))
         .unwrap_or(0);
-    let mut sequence = tell(cx, trace, violation, step);
+    let mut sequence = tell(cx, trace, v, step);
+    if sequence.threads.is_empty() {
+        return failed_schedule();
+    }
     sequence.schedule = (told.schedule, told.explored);
     sequence.replay = told.replay.clone();
     if sequence.mark.is_empty() {
@@ -161,29 +180,14 @@ fn step_start(trace: &[TraceEvent], step: usize) -> usize {
         .unwrap_or(0)
 }
 
-/// The moves of the threads `v` is about (or, for an expectation that failed, of every
-/// request of `step`), from the start of `step` to where it broke.
-fn tell(cx: &Context<'_>, trace: &[TraceEvent], v: Option<&Violation>, step: usize) -> Sequence {
+/// The moves of the threads `v` is about, from the start of `step` to where it broke.
+fn tell(cx: &Context<'_>, trace: &[TraceEvent], v: &Violation, step: usize) -> Sequence {
     let start = step_start(trace, step);
-    let cut = v
-        .and_then(|v| v.until)
-        .unwrap_or(trace.len())
-        .min(trace.len());
+    let cut = v.until.unwrap_or(trace.len()).min(trace.len());
     let window = &trace[start.min(cut)..cut];
-    let who: BTreeSet<String> = match v {
-        Some(v) => v.about.iter().cloned().collect(),
-        None => window
-            .iter()
-            .take_while(|e| {
-                !(e.who == "the grader" && e.what == "step" && e.text != step.to_string())
-            })
-            .filter(|e| e.what == "request")
-            .map(|e| e.who.clone())
-            .collect(),
-    };
+    let who: BTreeSet<&String> = v.about.iter().collect();
     let mut s = Sequence {
-        broke: v.is_some(),
-        mark: v.map(|v| cx.show_places(&v.mark)).unwrap_or_default(),
+        mark: cx.show_places(&v.mark),
         ..Sequence::default()
     };
     let mut objects: Vec<u64> = Vec::new();

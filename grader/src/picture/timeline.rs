@@ -328,7 +328,10 @@ fn lanes(scenario: &Scenario, ev: &Events<'_>, columns: &[Column]) -> Vec<Lane> 
                 new_lane(*id, stuck.step, ms, &mut lanes);
             }
             if let Some(lane) = lanes.get_mut(id) {
+                // Neither returned nor parked: whatever a driver called it, it did not wait
+                // where it should.
                 lane.stuck = true;
+                lane.waits.clear();
                 lane.end = None;
                 lane.outcome = "stuck in the code under test".into();
                 lane.fate = Fate::Other;

@@ -577,3 +577,146 @@ fn a_screenshot_of_a_failing_picture_is_not_blank() {
         "lanes, bands and text in colours: {seen}"
     );
 }
+
+/// The `<svg ...>` start tag in `html`, and the whole picture's length in bytes.
+fn picture_in(html: &str) -> Option<(&str, usize)> {
+    let start = html.find("<svg")?;
+    let tag_end = start + html[start..].find('>')?;
+    let end = start + html[start..].find("</svg>")? + "</svg>".len();
+    Some((&html[start..=tag_end], end - start))
+}
+
+#[test]
+fn gradescope_carries_failing_pictures_and_hidden_ones_show_no_more_than_their_text() {
+    let dir = test_dir("timeline-platforms");
+    let sub = submission("lab4", Some("opens_one_late"), &dir.join("sub"));
+    let results = dir.join("results.json");
+    grader()
+        .args(["check", "lab4", "--format", "gradescope", "--submission"])
+        .arg(&sub)
+        .arg("--output")
+        .arg(&results)
+        .assert()
+        .code(1);
+    let results = read_json(&results);
+    let (mut pictured, mut hidden_pictured, mut total) = (0, 0, 0);
+    for t in results["tests"].as_array().expect("tests") {
+        let output = t["output"].as_str().expect("an output");
+        let name = t["name"].as_str().expect("a name");
+        if t["status"] == "passed" {
+            assert!(t.get("output_format").is_none(), "{name}: {t}");
+            assert!(
+                !output.contains("<svg"),
+                "{name}: a pass carries no picture"
+            );
+            continue;
+        }
+        assert_eq!(t["output_format"], "html", "{name}: {t}");
+        assert!(
+            output.starts_with("<p><strong>FAIL</strong>"),
+            "{name}: {output}"
+        );
+        let Some((tag, bytes)) = picture_in(output) else {
+            assert!(output.contains("No picture here"), "{name}: {output}");
+            continue;
+        };
+        assert!(bytes <= 64 * 1024, "{name}: {bytes} bytes");
+        let start = output.find("<svg").unwrap_or(0);
+        let drawn = output[start..start + bytes].matches("<rect").count();
+        assert!(drawn > 3, "{name}: an empty picture: {tag}");
+        total += bytes;
+        pictured += 1;
+        for part in ["<script", "<style", "href=", "src="] {
+            assert!(!output.contains(part), "{name}: {part} in {output}");
+        }
+        if t["visibility"] == "after_published" {
+            // The text stops at the step that differs; so does the picture.
+            let step: usize = output
+                .split("step ")
+                .nth(1)
+                .and_then(|rest| rest.split(' ').next())
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("{name}: the failing step: {output}"));
+            assert!(
+                tag.contains(&format!("data-steps=\"{step}\"")),
+                "{name}: a hidden scenario's picture ends at step {step}: {tag}"
+            );
+            hidden_pictured += 1;
+        }
+    }
+    assert!(pictured >= 2, "the failing scenarios have their pictures");
+    assert!(
+        hidden_pictured >= 1,
+        "a failing hidden scenario was checked"
+    );
+    assert!(total <= 512 * 1024, "{total} bytes of pictures");
+
+    // JUnit names the page: a property on every case, an attachment on those that fail.
+    let page = dir.join("timeline.html");
+    let xml = dir.join("results.xml");
+    grader()
+        .args(["check", "lab4", "--format", "junit", "--submission"])
+        .arg(&sub)
+        .arg("--output")
+        .arg(&xml)
+        .arg("--page")
+        .arg(&page)
+        .assert()
+        .code(1);
+    let xml = std::fs::read_to_string(&xml).expect("read the JUnit file");
+    let case = |name: &str| -> &str {
+        let start = xml
+            .find(&format!("<testcase name=\"{name}\""))
+            .unwrap_or_else(|| panic!("{name} in {xml}"));
+        let end = start + xml[start..].find("</testcase>").expect("its end");
+        &xml[start..end]
+    };
+    let failing = case("sm_opens_at_threshold");
+    assert!(
+        failing.contains(&format!("[[ATTACHMENT|{}]]", page.display())),
+        "{failing}"
+    );
+    assert!(
+        failing.contains(&format!("{}#s-sm_opens_at_threshold", page.display())),
+        "{failing}"
+    );
+    let passing = case("bh_full_bulkhead_answers_at_once");
+    assert!(!passing.contains("ATTACHMENT"), "{passing}");
+    assert!(passing.contains("#s-bh_full_bulkhead_answers_at_once"), "{passing}");
+    let html = std::fs::read_to_string(&page).expect("the page is written");
+    assert!(html.contains("id=\"s-sm_opens_at_threshold\""));
+}
+
+#[test]
+fn the_page_is_written_for_a_student_by_default_and_not_when_declined() {
+    let page = kit().join("target/grader/lab4/timeline.html");
+    let run = |extra: &[&str]| {
+        let output = grader()
+            .args(["check", "lab4", "--scenario", "sm_opens_at_threshold"])
+            .args(extra)
+            .output()
+            .expect("run the grader");
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let _ = std::fs::remove_file(&page);
+    let said = run(&["--no-page"]);
+    assert!(!said.contains("timelines"), "{said}");
+    assert!(!page.exists(), "--no-page writes none");
+    let said = run(&[]);
+    assert!(
+        said.contains("timelines of every scenario: target/grader/lab4/timeline.html"),
+        "{said}"
+    );
+    let html = std::fs::read_to_string(&page).expect("the page is written");
+    // The skeleton stops at its todo!(): the picture says where it stopped.
+    assert!(html.contains("id=\"s-sm_opens_at_threshold\""), "{html}");
+    assert!(
+        html.contains("class=\"focus\""),
+        "the step it stopped at is framed"
+    );
+    // A machine format writes none unless asked.
+    let _ = std::fs::remove_file(&page);
+    let said = run(&["--format", "json"]);
+    assert!(!said.contains("timelines"), "{said}");
+    assert!(!page.exists());
+}
