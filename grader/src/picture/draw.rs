@@ -83,13 +83,18 @@ impl Layout {
             bands_top,
             gauges_top,
             axis_top,
-            width: at + RIGHT,
+            // Room for the words of a picture with next to nothing in it.
+            width: (at + RIGHT).max(LEFT + 320.0),
             height: axis_top + AXIS_H + if t.cut { 14.0 } else { 0.0 },
         }
     }
 
+    /// Where the last column ends.
     fn end(&self) -> f64 {
-        self.width - RIGHT
+        self.x
+            .last()
+            .zip(self.w.last())
+            .map_or(LEFT, |(x, w)| x + w)
     }
 
     /// The x of fake-clock moment `ms` during column `c`.

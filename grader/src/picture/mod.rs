@@ -27,6 +27,7 @@ pub mod page;
 pub mod sequence;
 mod svg;
 pub mod timeline;
+mod trials;
 
 use std::sync::{Mutex, PoisonError};
 
@@ -95,19 +96,6 @@ impl Album {
     pub fn forget(&self, subject: &str) {
         let mut scenes = self.scenes.lock().unwrap_or_else(PoisonError::into_inner);
         scenes.retain(|s| s.subject != subject);
-    }
-
-    /// How many scenes it holds.
-    pub fn len(&self) -> usize {
-        self.scenes
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .len()
-    }
-
-    /// Whether it holds none.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     /// Keeps the picture of an ordinary scenario's run on `subject`.

@@ -209,7 +209,7 @@ pub fn build(
         ..Timeline::default()
     };
     looks(scenario, &ev, &mut timeline);
-    probes(&mut timeline);
+    super::trials::mark(&mut timeline);
     Ok(timeline)
 }
 
@@ -412,72 +412,4 @@ fn looks(scenario: &Scenario, ev: &Events<'_>, t: &mut Timeline) {
     // A count that stayed at nothing says nothing.
     t.gauges
         .retain(|g| g.peak.unwrap_or(0) > 0 || g.values.iter().flatten().any(|v| *v > 0));
-}
-
-/// Marks the requests that reached their target while its breaker was `HALF_OPEN`.
-///
-/// Records carry fake-clock times, and many steps happen at one instant, so the order of
-/// records and requests within a step is replayed: a request's arrival may move an open
-/// breaker to `HALF_OPEN` (the next record, if it is that one), and its return may move
-/// it on (the next record, if it leads from the state the breaker is in). A request that
-/// reaches the target while the breaker is `HALF_OPEN` is a trial (however many a round
-/// allows: one too many is drawn as a trial too).
-fn probes(t: &mut Timeline) {
-    let names: Vec<String> = t.bands.iter().map(|b| b.name.clone()).collect();
-    for name in names {
-        let mut state = Tone::Closed;
-        for column in 0..t.columns.len() {
-            let mut pending: Vec<(Tone, Tone)> = t
-                .marks
-                .iter()
-                .filter(|m| m.column == column && m.band == name)
-                .filter_map(|m| m.change)
-                .collect();
-            pending.reverse();
-            let mut events: Vec<(u64, bool, usize)> = Vec::new();
-            for (k, lane) in t.lanes.iter().enumerate() {
-                if lane.band != name {
-                    continue;
-                }
-                if lane.sent.0 == column {
-                    events.push((lane.id, true, k));
-                }
-                if lane.end.is_some_and(|(c, _)| c == column) {
-                    events.push((lane.id, false, k));
-                }
-            }
-            events.sort_by_key(|&(id, arrives, _)| (id, !arrives));
-            for (_, arrives, k) in events {
-                if arrives {
-                    if state == Tone::Open && pending.last() == Some(&(Tone::Open, Tone::HalfOpen))
-                    {
-                        state = Tone::HalfOpen;
-                        pending.pop();
-                    }
-                    if state == Tone::HalfOpen && t.lanes[k].fate.reached_target() {
-                        t.lanes[k].probe = true;
-                    }
-                } else if let Some(&(from, to)) = pending.last() {
-                    if from == state && to != Tone::HalfOpen {
-                        state = to;
-                        pending.pop();
-                    }
-                }
-            }
-            // Records the replay did not place: the breaker still went through them.
-            while let Some((_, to)) = pending.pop() {
-                state = to;
-            }
-            if let Some(Some((_, tone))) = t
-                .bands
-                .iter()
-                .find(|b| b.name == name)
-                .and_then(|b| b.after.get(column))
-            {
-                if *tone != Tone::Unknown {
-                    state = *tone;
-                }
-            }
-        }
-    }
 }
