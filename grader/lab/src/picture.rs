@@ -82,6 +82,17 @@ pub struct BandLook {
     pub tone: Tone,
 }
 
+impl BandLook {
+    /// The breaker `name` in `state` (the usual words, `CLOSED`, `OPEN`, `HALF_OPEN`).
+    pub fn of(name: &str, state: Option<&str>) -> BandLook {
+        BandLook {
+            name: name.to_owned(),
+            state: state.map(str::to_owned),
+            tone: tone(state),
+        }
+    }
+}
+
 /// One count after a step: a mock's calls in flight, a queue's length.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Gauge {
@@ -91,6 +102,17 @@ pub struct Gauge {
     pub value: u64,
     /// The most it ever was, when the lab knows (a mock's peak of calls in flight).
     pub peak: Option<u64>,
+}
+
+impl Gauge {
+    /// A mock's calls in flight at `target`, and their peak.
+    pub fn in_flight(target: &str, value: u64, peak: u64) -> Gauge {
+        Gauge {
+            name: format!("{target}: calls in flight"),
+            value,
+            peak: Some(peak),
+        }
+    }
 }
 
 /// What kind of record a mark is.

@@ -315,24 +315,20 @@ fn draw_lane(s: &mut Svg, t: &Timeline, l: &Layout, row: usize, lane: &Lane) {
             "",
         );
     }
-    if lane.probe {
+    // A trial is outlined in black, a stuck request in dashed red.
+    let outline = match (lane.probe, lane.stuck) {
+        (_, true) => Some("stroke=\"#d62728\" stroke-width=\"1.5\" stroke-dasharray=\"3 2\""),
+        (true, _) => Some("stroke=\"#000000\" stroke-width=\"1.5\""),
+        _ => None,
+    };
+    if let Some(stroke) = outline {
         s.rect(
             x0 - 1.0,
             y + 1.0,
             x1 - x0 + 2.0,
             bar_h + 2.0,
             "none",
-            "stroke=\"#000000\" stroke-width=\"1.5\"",
-        );
-    }
-    if lane.stuck {
-        s.rect(
-            x0 - 1.0,
-            y + 1.0,
-            x1 - x0 + 2.0,
-            bar_h + 2.0,
-            "none",
-            "stroke=\"#d62728\" stroke-width=\"1.5\" stroke-dasharray=\"3 2\"",
+            stroke,
         );
     }
     if let Some(x) = lane.deadline_ms.and_then(|d| l.moment(t, d)) {
@@ -352,13 +348,7 @@ fn bands(s: &mut Svg, t: &Timeline, l: &Layout) {
             ),
             &format!("{}: its breaker's state", band.name),
         );
-        s.text(
-            (LEFT - 6.0, y + BAND_H - 5.0),
-            10.0,
-            "end",
-            "#333",
-            &short(&band.name, 30),
-        );
+        row_name(s, y + BAND_H - 5.0, 10.0, &short(&band.name, 30));
         for (from, to, tone, word) in runs(t, l, band) {
             s.rect(
                 from,
@@ -434,6 +424,11 @@ fn runs(t: &Timeline, l: &Layout, band: &super::timeline::Band) -> Vec<(f64, f64
     out
 }
 
+/// A row's name, at the left of the picture, its baseline at `y`.
+fn row_name(s: &mut Svg, y: f64, size: f64, name: &str) {
+    s.text((LEFT - 6.0, y), size, "end", "#333", name);
+}
+
 /// The state a transition record leads to (its last word).
 fn word_of(record: &str) -> String {
     record.rsplit(' ').next().unwrap_or_default().to_owned()
@@ -502,13 +497,7 @@ fn gauges(s: &mut Svg, t: &Timeline, l: &Layout) {
             ),
             &title,
         );
-        s.text(
-            (LEFT - 6.0, y + GAUGE_H - 6.0),
-            9.0,
-            "end",
-            "#333",
-            &short(&g.name, 38),
-        );
+        row_name(s, y + GAUGE_H - 6.0, 9.0, &short(&g.name, 38));
         if let Some(p) = g.peak {
             s.text(
                 (l.end() + 4.0, y + GAUGE_H - 6.0),

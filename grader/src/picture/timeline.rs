@@ -357,31 +357,29 @@ fn looks(scenario: &Scenario, ev: &Events<'_>, t: &mut Timeline) {
         };
         let look = scenario.plugin.picture_look(&record.observation);
         for b in look.bands {
-            let band = match t.bands.iter_mut().find(|x| x.name == b.name) {
-                Some(band) => band,
-                None => {
-                    t.bands.push(Band {
-                        name: b.name.clone(),
-                        after: vec![None; n],
-                    });
-                    t.bands.last_mut().expect("just pushed")
-                }
-            };
+            let band = row(
+                &mut t.bands,
+                &b.name,
+                |b| &b.name,
+                || Band {
+                    name: b.name.clone(),
+                    after: vec![None; n],
+                },
+            );
             let word = b.state.unwrap_or_else(|| "unknown".into());
             band.after[i] = Some((word, b.tone));
         }
         for g in look.gauges {
-            let gauge = match t.gauges.iter_mut().find(|x| x.name == g.name) {
-                Some(gauge) => gauge,
-                None => {
-                    t.gauges.push(Gauge {
-                        name: g.name.clone(),
-                        values: vec![None; n],
-                        peak: None,
-                    });
-                    t.gauges.last_mut().expect("just pushed")
-                }
-            };
+            let gauge = row(
+                &mut t.gauges,
+                &g.name,
+                |g| &g.name,
+                || Gauge {
+                    name: g.name.clone(),
+                    values: vec![None; n],
+                    peak: None,
+                },
+            );
             gauge.values[i] = Some(g.value);
             if g.peak.is_some() {
                 gauge.peak = g.peak;
@@ -412,4 +410,21 @@ fn looks(scenario: &Scenario, ev: &Events<'_>, t: &mut Timeline) {
     // A count that stayed at nothing says nothing.
     t.gauges
         .retain(|g| g.peak.unwrap_or(0) > 0 || g.values.iter().flatten().any(|v| *v > 0));
+}
+
+/// The row of `rows` named `name`, made with `make` (at the end) if there is none yet.
+fn row<'a, T>(
+    rows: &'a mut Vec<T>,
+    name: &str,
+    name_of: impl Fn(&T) -> &String,
+    make: impl FnOnce() -> T,
+) -> &'a mut T {
+    let at = match rows.iter().position(|r| name_of(r) == name) {
+        Some(at) => at,
+        None => {
+            rows.push(make());
+            rows.len() - 1
+        }
+    };
+    &mut rows[at]
 }

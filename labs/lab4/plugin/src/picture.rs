@@ -39,20 +39,12 @@ impl Picture<Step, Observation, Settings> for Lab4 {
             bands: observation
                 .targets
                 .iter()
-                .map(|t| BandLook {
-                    name: t.name.clone(),
-                    state: t.state.clone(),
-                    tone: picture::tone(t.state.as_deref()),
-                })
+                .map(|t| BandLook::of(&t.name, t.state.as_deref()))
                 .collect(),
             gauges: observation
                 .targets
                 .iter()
-                .map(|t| Gauge {
-                    name: format!("{}: calls in flight", t.name),
-                    value: t.in_flight,
-                    peak: Some(t.peak),
-                })
+                .map(|t| Gauge::in_flight(&t.name, t.in_flight, t.peak))
                 .collect(),
             marks: picture::transition_marks(observation.transitions.as_deref().unwrap_or(&[])),
         }

@@ -57,20 +57,12 @@ impl Picture<Step, Observation, Settings> for Lab5 {
             bands: observation
                 .flows
                 .iter()
-                .map(|f| BandLook {
-                    name: f.name.clone(),
-                    state: f.state.clone(),
-                    tone: picture::tone(f.state.as_deref()),
-                })
+                .map(|f| BandLook::of(&f.name, f.state.as_deref()))
                 .collect(),
             gauges: observation
                 .flows
                 .iter()
-                .map(|f| Gauge {
-                    name: format!("{}: calls in flight", f.name),
-                    value: f.in_flight,
-                    peak: Some(f.peak),
-                })
+                .map(|f| Gauge::in_flight(&f.name, f.in_flight, f.peak))
                 .collect(),
             marks,
         }

@@ -54,19 +54,15 @@ impl Picture<Step, Observation, Settings> for Lab6 {
         let mut look = Look::default();
         for (i, instance) in observation.instances.iter().enumerate() {
             for lane in &instance.lanes {
-                look.bands.push(BandLook {
-                    name: band(&lane.name, i + 1),
-                    state: lane.state.clone(),
-                    tone: picture::tone(lane.state.as_deref()),
-                });
+                look.bands.push(BandLook::of(
+                    &band(&lane.name, i + 1),
+                    lane.state.as_deref(),
+                ));
             }
         }
         for d in &observation.dependencies {
-            look.gauges.push(Gauge {
-                name: format!("{}: calls in flight", d.name),
-                value: d.in_flight,
-                peak: Some(d.peak),
-            });
+            look.gauges
+                .push(Gauge::in_flight(&d.name, d.in_flight, d.peak));
         }
         for (i, instance) in observation.instances.iter().enumerate() {
             for lane in &instance.lanes {
