@@ -6,6 +6,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::{Checker, Difference, Harness, Plugin, Snapshot, StepRecord, Words, picture};
@@ -228,7 +229,8 @@ impl<P: Plugin> DynPlugin for P {
     }
 
     fn picture_look(&self, observation: &Value) -> picture::Look {
-        let typed = serde_json::from_value::<P::Observation>(observation.clone());
+        // Read in place: a page reads every observation of every scenario.
+        let typed = P::Observation::deserialize(observation);
         match (Plugin::picture(self), typed) {
             (Some(p), Ok(observation)) => p.look(&observation),
             _ => picture::Look::default(),
@@ -236,7 +238,7 @@ impl<P: Plugin> DynPlugin for P {
     }
 
     fn picture_traits(&self, settings: &Value) -> picture::Traits {
-        let typed = serde_json::from_value::<P::Settings>(settings.clone());
+        let typed = P::Settings::deserialize(settings);
         match (Plugin::picture(self), typed) {
             (Some(p), Ok(settings)) => p.traits(&settings),
             _ => picture::Traits::default(),

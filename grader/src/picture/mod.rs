@@ -29,7 +29,7 @@ mod svg;
 pub mod timeline;
 mod trials;
 
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::judge::race::Context;
 use crate::report::{ScenarioResult, Status};
@@ -68,7 +68,7 @@ pub enum Picture {
 /// the scenario's name, as they come from the workers that run the scenarios.
 #[derive(Debug, Default)]
 pub struct Album {
-    scenes: Mutex<Vec<Scene>>,
+    scenes: Mutex<Vec<Arc<Scene>>>,
 }
 
 impl Album {
@@ -80,11 +80,11 @@ impl Album {
     fn put(&self, scene: Scene) {
         let mut scenes = self.scenes.lock().unwrap_or_else(PoisonError::into_inner);
         scenes.retain(|s| s.name != scene.name || s.subject != scene.subject);
-        scenes.push(scene);
+        scenes.push(Arc::new(scene));
     }
 
     /// The scene of scenario `name` graded on `subject`, if it ran.
-    pub fn scene(&self, subject: &str, name: &str) -> Option<Scene> {
+    pub fn scene(&self, subject: &str, name: &str) -> Option<Arc<Scene>> {
         let scenes = self.scenes.lock().unwrap_or_else(PoisonError::into_inner);
         scenes
             .iter()
