@@ -203,6 +203,17 @@ pub struct CheckArgs {
     #[arg(long, short = 'v')]
     pub verbose: bool,
 
+    /// Write the page of timelines, a picture of every scenario, to FILE. Without it the
+    /// page is written with the human report of your own crate or the reference (to
+    /// target/grader/<lab>/timeline.html); for a submission or a machine format, only
+    /// when asked.
+    #[arg(long, value_name = "FILE")]
+    pub page: Option<PathBuf>,
+
+    /// Write no page of timelines.
+    #[arg(long, conflicts_with = "page")]
+    pub no_page: bool,
+
     /// How to run scenarios.
     #[command(flatten)]
     pub run: RunArgs,

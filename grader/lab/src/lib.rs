@@ -14,6 +14,7 @@
 mod check;
 mod erased;
 pub mod limits;
+pub mod picture;
 pub mod plot;
 pub mod rehearsal;
 pub mod schema;
@@ -121,6 +122,16 @@ pub trait Plugin: Send + Sync + 'static {
     /// The lab's failure rehearsal on real sockets (`grader rehearse`), for a lab that has
     /// one.
     fn rehearsal(&self) -> Option<&dyn rehearsal::Rehearsal> {
+        None
+    }
+
+    /// What the timeline picture of a scenario shows of this lab: where each step's
+    /// requests go, what its outcome words mean, what an observation shows of its
+    /// breakers, mocks and records ([`picture`]). `None` (the default) still gets a
+    /// picture: a lane per request, uncoloured, with no bands.
+    fn picture(
+        &self,
+    ) -> Option<&dyn picture::Picture<Self::Step, Self::Observation, Self::Settings>> {
         None
     }
 }

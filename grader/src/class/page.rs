@@ -6,7 +6,7 @@ use std::fmt::Write;
 use super::Class;
 use super::alike::{BLIND_SPOTS, Likeness};
 use crate::grade::gradebook::{GRADED, Gradebook, Row};
-use crate::rehearse::page::esc;
+use crate::html::esc;
 use crate::rehearse::plots::Drawn;
 use crate::report::human::stop_words;
 

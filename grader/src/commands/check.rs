@@ -1,7 +1,8 @@
 //! `grader check`: grade one crate (the student crate, the reference, or a submission
 //! folder) and report in one of the formats.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::cli::{CheckArgs, Format};
@@ -11,6 +12,7 @@ use crate::grade::submission::Outcome;
 use crate::grade::submit;
 use crate::grade::{self, Selection, Stopwatch};
 use crate::lab::Lab;
+use crate::picture::{self, Album};
 use crate::report::provenance::{self, Provenance};
 use crate::report::{self, Report};
 use crate::scenario::Visibility;
@@ -30,11 +32,17 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
     let lab = ctx.lab(&args.lab)?;
     let mut opts = run_options(&lab, &args.run, args.verbose)?;
     opts.schedule = args.schedule;
+    let page = page_path(&lab, &args)?;
+    if page.is_some() || args.format == Format::Gradescope {
+        opts.album = Some(Arc::new(Album::new()));
+    }
     let render = Render {
         format: args.format,
         hints: !args.no_hints,
         verbose: args.verbose,
         reference: args.solution,
+        album: opts.album.clone(),
+        page: page.clone(),
     };
     let Some(dir) = &args.submission else {
         let selection = super::with_limits(grade::select(&lab, false, &args.scenarios)?, &args.run);
@@ -69,6 +77,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
         }
         let text = render.report(&report, &lab, &selection, clock.elapsed())?;
         emit(ctx, args.output.as_deref(), &text)?;
+        render.write_page(ctx, &report, args.page.is_some())?;
         return Ok(status(&report));
     };
     let command = provenance::command(&lab.manifest.name, "--submission .", &args.scenarios);
@@ -110,6 +119,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
     match &outcome {
         Outcome::Graded(report) => {
             emit(ctx, args.output.as_deref(), &text)?;
+            render.write_page(ctx, report, args.page.is_some())?;
             Ok(status(report))
         }
         Outcome::CouldNotGrade(rejected) => {
@@ -124,6 +134,22 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
             )))
         }
     }
+}
+
+/// Where the page of timelines goes, as an absolute path: `--page`, or by default the
+/// lab's work folder when a student (or an instructor, with `--solution`) reads the human
+/// report of a crate of the kit. A submission's grading and the machine formats serve
+/// platforms, which keep only the files they are told of, so there it is asked for.
+fn page_path(lab: &Lab, args: &CheckArgs) -> Result<Option<PathBuf>, Error> {
+    if let Some(page) = &args.page {
+        writable_place(page)?;
+        let absolute = std::env::current_dir()
+            .map(|here| here.join(page))
+            .unwrap_or_else(|_| page.clone());
+        return Ok(Some(absolute));
+    }
+    let default = !args.no_page && args.submission.is_none() && args.format == Format::Human;
+    Ok(default.then(|| crate::build::work_dir(lab).join("timeline.html")))
 }
 
 /// `--schedule` replays one schedule of one race scenario: checks that is what was asked,
@@ -212,7 +238,7 @@ fn crate_files(lab: &Lab, crate_dir: &Path) -> Result<Vec<(String, Vec<u8>)>, Er
 }
 
 /// How to write a result.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Render {
     /// The format.
     pub format: Format,
@@ -222,9 +248,34 @@ pub struct Render {
     pub verbose: bool,
     /// The crate graded is the lab's reference solution.
     pub reference: bool,
+    /// The scenarios' pictures, for the page and for formats that carry them.
+    pub album: Option<Arc<Album>>,
+    /// Where the page of timelines goes, if it is written.
+    pub page: Option<PathBuf>,
 }
 
 impl Render {
+    /// Writes the page of timelines of `report`, if one is wanted, and says where on
+    /// standard error. A page written by default that cannot be written is only a
+    /// warning: the grading stands; one asked for (`asked`) is an error.
+    pub fn write_page(&self, ctx: &mut Ctx<'_>, report: &Report, asked: bool) -> Result<(), Error> {
+        let (Some(path), Some(album)) = (&self.page, &self.album) else {
+            return Ok(());
+        };
+        let page = picture::page::render(report, album, self.hints);
+        match picture::page::write(path, &page) {
+            Ok(()) => {
+                let _ = writeln!(ctx.err, "timelines of every scenario: {}", shown(path));
+                Ok(())
+            }
+            Err(e) if !asked => {
+                let _ = writeln!(ctx.err, "warning: no page of timelines: {e}");
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     /// A graded report in this format.
     pub fn report(
         &self,
@@ -259,15 +310,21 @@ impl Render {
                 let opts = report::junit::Options {
                     hints: self.hints,
                     time: Some(time),
+                    page: self.page.as_deref(),
                 };
                 report::junit::write(&report::junit::from_report(report, opts), &mut buf)
             }
             Format::Gradescope => {
                 let hidden = hidden_names(selection);
+                let pictures = self
+                    .album
+                    .as_ref()
+                    .map(|album| picture::embed::embeds(report, album));
                 let opts = report::gradescope::Options {
                     hints: self.hints,
                     time,
                     hidden: &hidden,
+                    pictures: pictures.as_ref(),
                 };
                 report::gradescope::write(&report::gradescope::from_report(report, opts), &mut buf)
             }
@@ -328,4 +385,14 @@ pub fn hidden_names(selection: &Selection) -> Vec<String> {
         .filter(|s| s.visibility == Visibility::Hidden)
         .map(|s| s.name.clone())
         .collect()
+}
+
+/// `path` as a person finds it: relative to the current folder when it is inside it.
+fn shown(path: &Path) -> String {
+    std::env::current_dir()
+        .ok()
+        .and_then(|here| path.strip_prefix(here).ok().map(Path::to_path_buf))
+        .unwrap_or_else(|| path.to_path_buf())
+        .display()
+        .to_string()
 }

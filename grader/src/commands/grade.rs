@@ -81,14 +81,27 @@ pub fn exec(ctx: &mut Ctx<'_>, args: GradeArgs) -> Result<u8, Error> {
     opts.jobs = 1;
     let pool = (2 * cores).max(jobs);
     let selection = super::with_limits(grade::select(&lab, true, &args.scenarios)?, &args.run);
+    // Gradescope's results carry each failing scenario's picture: kept while a
+    // submission runs, let go once its results file is written.
+    if args.format == Format::Gradescope {
+        opts.album = Some(std::sync::Arc::new(crate::picture::Album::new()));
+    }
     let render = Render {
         format: args.format,
         hints: true,
         verbose: false,
         reference: false,
+        album: opts.album.clone(),
+        page: None,
     };
     let render_one = |outcome: &crate::grade::submission::Outcome, took: Duration| {
-        render.outcome(outcome, &lab, &selection, took)
+        let text = render.outcome(outcome, &lab, &selection, took);
+        if let (Some(album), crate::grade::submission::Outcome::Graded(report)) =
+            (&render.album, outcome)
+        {
+            album.forget(&report.subject);
+        }
+        text
     };
     let extension = match args.format {
         Format::Human => "txt",

@@ -247,8 +247,15 @@ fn run_plain(
         crate::sandbox::of(subject),
     )?;
     let shown = |p: &str| subject.shown(p);
-    let result = judge::judge(scenario, &run, &shown, opts.timeout_ms);
-    Ok(explain_limits(result, &run, limits))
+    let result = explain_limits(
+        judge::judge(scenario, &run, &shown, opts.timeout_ms),
+        &run,
+        limits,
+    );
+    if let Some(album) = &opts.album {
+        album.keep(&subject.label, scenario, &run, &result);
+    }
+    Ok(result)
 }
 
 /// Puts the results together with per-category totals.

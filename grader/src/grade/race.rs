@@ -101,13 +101,24 @@ pub fn run_one(
         replay: opts.schedule,
     };
     let mut judged = judge_race(&context, &run);
+    let mut told = None;
     if let Some(index) = judged.untold {
         // An expectation failed on a schedule written without its story: run exactly that
         // schedule again to tell it.
         let again = explore(Some(index))?;
         judged = judge_race(&context, &again);
+        told = Some(again);
     }
-    Ok(explain_limits(judged.result, &run, limits))
+    let result = explain_limits(judged.result, &run, limits);
+    if let Some(album) = &opts.album {
+        album.keep_race(
+            &subject.label,
+            &context,
+            told.as_ref().unwrap_or(&run),
+            &result,
+        );
+    }
+    Ok(result)
 }
 
 /// The result of a race scenario for code the runtime cannot run.

@@ -239,6 +239,7 @@ fn unreadable(scenario: &Scenario, run: &Run) -> Option<String> {
             Event::Begin { step, .. } | Event::Observing { step } => Some(*step),
             Event::Step(r) => Some(r.step),
             Event::Stuck(s) => Some(s.step),
+            Event::Requests(r) => Some(r.step),
             Event::Panic(p) => p.step,
             Event::Ready
             | Event::Finished

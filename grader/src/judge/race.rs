@@ -57,7 +57,7 @@ impl Context<'_> {
     }
 
     /// `text` with every place in it (`path:line:column`) as people know it.
-    fn show_places(&self, text: &str) -> String {
+    pub fn show_places(&self, text: &str) -> String {
         text.split(' ')
             .map(|word| {
                 let start = word.find(|c| c != '(').unwrap_or(0);

@@ -129,6 +129,7 @@ impl Browser {
                 .post(&url)
                 .header("Content-Type", "application/json")
                 .send(body.to_string()),
+            "GET" => self.agent.get(&url).call(),
             _ => self.agent.delete(&url).call(),
         };
         let mut response = result.map_err(|e| format!("{method} {path}: {e}"))?;
@@ -166,6 +167,38 @@ impl Browser {
             .filter(|e| e["level"] == "SEVERE")
             .map(|e| e["message"].as_str().unwrap_or_default().to_owned())
             .collect())
+    }
+
+    /// Runs `script` (a function body) in the open page with `args`; what it returns.
+    pub fn run(&self, script: &str, args: Value) -> Result<Value, String> {
+        self.call(
+            "POST",
+            &format!("/session/{}/execute/sync", self.session),
+            json!({"script": script, "args": args}),
+        )
+    }
+
+    /// Runs `script` in the open page with `args` and waits for it to call its last
+    /// argument (the WebDriver callback) with its result.
+    pub fn run_async(&self, script: &str, args: Value) -> Result<Value, String> {
+        self.call(
+            "POST",
+            &format!("/session/{}/execute/async", self.session),
+            json!({"script": script, "args": args}),
+        )
+    }
+
+    /// The window as it shows now, as base64 PNG.
+    pub fn screenshot(&self) -> Result<String, String> {
+        let value = self.call(
+            "GET",
+            &format!("/session/{}/screenshot", self.session),
+            Value::Null,
+        )?;
+        value
+            .as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| format!("no screenshot: {value}"))
     }
 
     /// Every `<figure>` of the open page, measured as laid out.

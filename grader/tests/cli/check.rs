@@ -159,6 +159,7 @@ fn one_scenario_by_name() {
     ----- stderr -----
     building solutions/lab4 ...
     running 1 scenario ...
+    timelines of every scenario: target/grader/lab4/timeline.html
     ");
 }
 

@@ -36,5 +36,6 @@ mod second_lab;
 mod student;
 mod submission;
 mod subs;
+mod timeline;
 mod util;
 mod validate;

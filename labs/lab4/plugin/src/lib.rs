@@ -6,6 +6,7 @@
 //! ones lab 4's harness speaks (`lab4_harness::wire`).
 
 pub mod judge;
+pub mod picture;
 pub mod rehearsal;
 pub mod steps;
 pub mod validate;
@@ -153,6 +154,10 @@ impl Plugin for Lab4 {
 
     fn expectation(&self, step: &Step) -> Option<String> {
         words::expectation(step)
+    }
+
+    fn picture(&self) -> Option<&dyn grader_lab::picture::Picture<Step, Observation, Settings>> {
+        Some(self)
     }
 }
 

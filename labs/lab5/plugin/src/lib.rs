@@ -5,6 +5,7 @@
 //! ones lab 5's harness speaks (`lab5_harness::wire`).
 
 pub mod judge;
+pub mod picture;
 pub mod steps;
 pub mod validate;
 pub mod words;
@@ -157,5 +158,9 @@ impl Plugin for Lab5 {
 
     fn expectation(&self, step: &Step) -> Option<String> {
         words::expectation(step)
+    }
+
+    fn picture(&self) -> Option<&dyn grader_lab::picture::Picture<Step, Observation, Settings>> {
+        Some(self)
     }
 }

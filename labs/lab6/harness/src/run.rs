@@ -94,13 +94,18 @@ impl World {
                 Arc::from(build(shared, wiring.clone()))
             })
             .collect::<Vec<Arc<dyn ShopUnderTest>>>();
+        let now = {
+            let clock = clock.clone();
+            move || u64::try_from(clock.now().as_millis()).unwrap_or(u64::MAX)
+        };
         World {
             seen: RefCell::new(vec![0; shops.len()]),
             clock,
             dependencies,
             targets,
             shops,
-            requests: Requests::new(Arc::new(Steady(activity.clone())), plan.stuck_after_ms),
+            requests: Requests::new(Arc::new(Steady(activity.clone())), plan.stuck_after_ms)
+                .with_clock(now),
             activity,
             sent: Vec::new(),
             threads: Arc::default(),

@@ -5,6 +5,7 @@
 //! ones lab 6's harness speaks (`lab6_harness::wire`).
 
 pub mod judge;
+pub mod picture;
 pub mod steps;
 pub mod validate;
 pub mod words;
@@ -168,5 +169,9 @@ impl Plugin for Lab6 {
 
     fn expectation(&self, step: &Step) -> Option<String> {
         words::expectation(step)
+    }
+
+    fn picture(&self) -> Option<&dyn grader_lab::picture::Picture<Step, Observation, Settings>> {
+        Some(self)
     }
 }
