@@ -61,6 +61,8 @@ for copy in ("batch", "one_by_one"):
 PY
 
 now() { date +%s%N; }
+# A results folder keeps the rows of earlier batches; this one must hold this run's only.
+rm -rf "$bench/batch-results" "$bench/one_by_one-results"
 echo "grader grade (default --jobs) ..." >&2
 start=$(now)
 "$grader" --kit "$kit" grade lab4 "$bench/batch" --results-dir "$bench/batch-results" 2>"$bench/batch.log" || true

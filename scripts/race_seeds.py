@@ -2,10 +2,10 @@
 """How many schedules a lab's race checks need to find each racy variant, over many seeds.
 
 Runs the race harness the grader built for each variant (reference, alternative or mutant)
-directly, once per race scenario the variant's file names (every race scenario for a
-correct variant) and per seed, with the lab's other race settings, and prints, per pair,
-on how many seeds a property broke, after how many schedules (median and most), and which
-properties. A correct variant must break none on any seed; a racy mutant should be found
+directly, once per race scenario the variant's file names (every race scenario, visible
+and hidden, for a correct variant) and per seed, with the lab's other race settings, and
+prints, per pair, on how many seeds a property broke, after how many schedules (median and
+most), and which properties. A correct variant must break none on any seed; a racy mutant should be found
 well inside the lab's `schedules` on every seed.
 
 Build the variants first with the audit, which leaves their race harnesses in the lab's
@@ -25,12 +25,27 @@ from pathlib import Path
 
 KIT = Path(__file__).resolve().parent.parent
 PROTOCOL = 2
+# What a lab's plug-in fills in for a step's fields left out (the plan carries them all).
+DEFAULTS = {
+    "lab6": {"send": {"instance": 1, "layers": 1}, "send_concurrent": {"instance": 1}},
+}
+# Steps whose plan action wraps the step's value in a field.
+WRAPPED = {"lab6": {"wake_order": "order"}}
+
+
+def scenario_file(lab, name):
+    """The file of scenario `name`, visible or hidden."""
+    for folder in ("scenarios", "hidden"):
+        path = KIT / "labs" / lab / folder / f"{name}.json"
+        if path.exists():
+            return path
+    sys.exit(f"race_seeds: no scenario {name} in {lab}")
 
 
 def plan(lab, scenario, seed, results):
     """The plan the grader would send for `scenario`, with another seed."""
     manifest = json.loads((KIT / "labs" / lab / "lab.json").read_text())
-    scenario = json.loads((KIT / "labs" / lab / "scenarios" / f"{scenario}.json").read_text())
+    scenario = json.loads(scenario_file(lab, scenario).read_text())
     targets = []
     for t in manifest["targets"]:
         settings = {k: v for k, v in t.items() if k != "name"}
@@ -42,11 +57,16 @@ def plan(lab, scenario, seed, results):
         if kind.startswith("expect"):
             actions.append("observe")
             continue
+        if kind in WRAPPED.get(lab, {}):
+            actions.append({kind: {WRAPPED[lab][kind]: fields}})
+            continue
         action = {k: v for k, v in fields.items() if not k.startswith("expect")}
         if kind == "send":
             action.setdefault("count", 1)
         if kind == "release":
             action.setdefault("count", None)
+        for key, value in DEFAULTS.get(lab, {}).get(kind, {}).items():
+            action.setdefault(key, value)
         actions.append({kind: action})
     race = dict(manifest["race"], seed=seed)
     return {"protocol": PROTOCOL, "results_path": results, "stuck_after_ms": 2000,
@@ -73,7 +93,8 @@ def main():
         sys.exit(__doc__)
     lab, seeds, variants = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
     work = Path(os.environ.get("GRADER_WORK_DIR", KIT / "target" / "grader"))
-    races = sorted(p.stem for p in (KIT / "labs" / lab / "scenarios").glob("race_*.json"))
+    races = sorted(p.stem for folder in ("scenarios", "hidden")
+                   for p in (KIT / "labs" / lab / folder).glob("race_*.json"))
     with tempfile.TemporaryDirectory() as scratch:
         for variant in variants:
             binary = work / lab / "cargo" / "debug" / f"lab_race_{variant}"

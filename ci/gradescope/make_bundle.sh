@@ -1,24 +1,41 @@
 #!/usr/bin/env bash
-# Writes the Gradescope autograder zip from the instructors' edition of the kit, with
-# setup.sh and run_autograder at its root. Upload it under Configure Autograder (Zip file
-# upload).
+# Writes the Gradescope autograder zip of one lab from the instructors' edition of the
+# kit, with setup.sh and run_autograder at its root. Upload it under Configure Autograder
+# (Zip file upload).
 #
 # The reference solution is checked here, on your machine, and never shipped: first the
 # reference is graded as a submission would be, hidden scenarios included, and must get
-# full marks; then the zip is made from the student edition (`grader release`, which
-# leaves out the solutions, the mutants, the instructors' notes and the grader's tests)
-# plus the lab's hidden scenarios, which the grader alone reads on Gradescope.
+# full marks; then the zip is made from the edition of that lab alone, with its hidden
+# scenarios (`grader release LAB --hidden`: no solutions, mutants, instructors' notes,
+# grader tests or other labs). The bundle records its lab (its edition.json holds that
+# lab only), so nothing has to be set on Gradescope.
 #
-# Usage: ci/gradescope/make_bundle.sh [OUT.zip]   (default: ./autograder.zip)
-# Environment: LAB (default lab4); GRADER, a grader program to use instead of building
-# the kit's.
+# Usage: ci/gradescope/make_bundle.sh LAB [OUT.zip]   (default OUT: ./autograder-LAB.zip)
+# Environment: GRADER, a grader program to use instead of building the kit's.
+# Exit status: 0 written; 1 the reference does not get full marks (nothing written);
+# 3 no lab or an unknown one given, or a tool missing.
 set -euo pipefail
 
 kit=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-out=${1:-autograder.zip}
+labs=()
+for manifest in "$kit"/labs/*/lab.json; do
+  [ -f "$manifest" ] && labs+=("$(basename "$(dirname "$manifest")")")
+done
+lab=${1:-${LAB:-}}
+if [ -z "$lab" ]; then
+  echo "error: name the lab to bundle: make_bundle.sh LAB [OUT.zip], LAB one of: ${labs[*]}" >&2
+  exit 3
+fi
+case " ${labs[*]} " in
+  *" $lab "*) ;;
+  *) echo "error: $lab is not a lab of the kit in $kit, which holds: ${labs[*]}" >&2; exit 3 ;;
+esac
+out=${2:-autograder-$lab.zip}
 case $out in /*) ;; *) out="$PWD/$out" ;; esac
+for tool in zip sed; do
+  command -v "$tool" >/dev/null || { echo "error: $tool is not installed (apt-get install $tool)" >&2; exit 3; }
+done
 mkdir -p "$(dirname "$out")"
-lab=${LAB:-lab4}
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 
@@ -26,13 +43,14 @@ grader=${GRADER:-}
 if [ -z "$grader" ]; then
   echo "building the grader ..." >&2
   cargo build -q --release --locked -p grader --manifest-path "$kit/Cargo.toml"
-  grader="$kit/target/release/grader"
+  grader="${CARGO_TARGET_DIR:-$kit/target}/release/grader"
+  case $grader in /*) ;; *) grader="$PWD/$grader" ;; esac
 fi
 
-echo "checking the reference solution on every scenario, hidden ones included ..." >&2
+echo "checking the reference solution of $lab on every scenario, hidden ones included ..." >&2
 solution=$(sed -n 's/.*"solution_crate": *"\([^"]*\)".*/\1/p' "$kit/labs/$lab/lab.json")
 if [ -z "$solution" ] || [ ! -d "$kit/$solution" ]; then
-  echo "error: no reference solution in $kit (bundle the instructors' edition)" >&2
+  echo "error: $kit has no reference solution of $lab (${solution:-solution_crate is not in labs/$lab/lab.json}): bundle from the instructors' kit" >&2
   exit 1
 fi
 # The reference is the kit's own code: no sandbox needed to grade it here.
@@ -42,11 +60,8 @@ if ! "$grader" --kit "$kit" --color never check "$lab" --submission "$kit/$solut
   exit 1
 fi
 
-echo "writing the student edition and the hidden scenarios ..." >&2
-"$grader" --kit "$kit" --color never release "$lab" --out "$stage/kit" >&2
-if [ -d "$kit/labs/$lab/hidden" ]; then
-  cp -R "$kit/labs/$lab/hidden" "$stage/kit/labs/$lab/hidden"
-fi
+echo "writing the edition of $lab with its hidden scenarios ..." >&2
+"$grader" --kit "$kit" --color never release "$lab" --hidden --out "$stage/kit" >&2
 # The generated scenarios graded in CI, as the reference filled them in while it was
 # graded above: hidden scenarios of the bundle like the others (Gradescope has no
 # reference to fill them in).
@@ -72,6 +87,6 @@ fi
 rm -f "$out"
 (cd "$stage/kit" && zip -qr -X "$out" .)
 total=$(sed -n 's/^ *"max_score": *\([0-9]*\),*$/\1/p' "$stage/reference.json" | head -n 1)
-echo "wrote $out ($(du -h "$out" | cut -f1)): the student edition, the hidden scenarios and the Gradescope scripts, no reference solution; upload it as the Gradescope autograder" >&2
+echo "wrote $out ($(du -h "$out" | cut -f1)): the edition of $lab, its hidden scenarios and the Gradescope scripts, no reference solution; upload it as the Gradescope autograder" >&2
 [ -n "$total" ] || total="total_points (lab.json)"
 echo "give the Gradescope assignment $total points in all (visible and hidden scenarios: the reference's score)" >&2

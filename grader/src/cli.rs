@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 /// Grades lab kit submissions against scripted scenarios, with a fake clock.
 #[derive(Debug, Parser)]
@@ -19,6 +19,56 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// The command line of this process, as [`command`] describes it for the kit it runs in.
+/// A bad command line ends the process, as clap does: with its usage, exit status 2.
+pub fn parse() -> Cli {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let edition = crate::lab::kit::find(kit_given(&args).as_deref())
+        .is_ok_and(|kit| crate::lab::edition::is_edition(&kit));
+    let matches = command(edition).get_matches_from(args);
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+}
+
+/// The command line's description: in a student edition without what it cannot do
+/// (`audit` and `release`, which need the mutants, alternatives and solutions, and
+/// `--solution`), which then says so when asked for anyway.
+pub fn command(edition: bool) -> clap::Command {
+    let command = Cli::command();
+    if !edition {
+        return command;
+    }
+    command
+        .mut_subcommand("audit", |c| c.hide(true))
+        .mut_subcommand("release", |c| c.hide(true))
+        .mut_subcommand("check", |c| {
+            c.about("Grade a lab: your crate by default, or a submission folder with --submission.")
+                .long_about(None)
+                .mut_arg("solution", |a| a.hide(true))
+        })
+        .mut_subcommand("rehearse", |c| c.mut_arg("solution", |a| a.hide(true)))
+        .after_help(
+            "This is a student edition: `audit`, `release` and `--solution` need what it leaves out (the reference solutions, the mutants, the hidden scenarios) and run in the instructors' kit.",
+        )
+}
+
+/// The folder given with `--kit DIR` or `--kit=DIR`, if any.
+fn kit_given(args: &[std::ffi::OsString]) -> Option<PathBuf> {
+    let mut it = args.iter().skip(1);
+    while let Some(arg) = it.next() {
+        let text = arg.to_string_lossy();
+        if text == "--" {
+            break;
+        }
+        if text == "--kit" {
+            return it.next().map(PathBuf::from);
+        }
+        if let Some(dir) = text.strip_prefix("--kit=") {
+            return Some(PathBuf::from(dir));
+        }
+    }
+    None
 }
 
 /// The grader's commands.
@@ -109,7 +159,7 @@ fn at_least<const MIN: u64>(text: &str) -> Result<u64, String> {
 /// `grader check`.
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
-    /// The lab to grade, such as lab4.
+    /// The lab to grade (`grader list` names the labs).
     pub lab: String,
 
     /// Grade the lab's reference solution instead of the student crate.
@@ -164,6 +214,17 @@ pub struct CheckArgs {
     #[arg(long, short = 'v')]
     pub verbose: bool,
 
+    /// Write the page of timelines, a picture of every scenario, to FILE. Without it the
+    /// page is written with the human report of your own crate or the reference (to
+    /// target/grader/<lab>/timeline.html); for a submission or a machine format, only
+    /// when asked.
+    #[arg(long, value_name = "FILE")]
+    pub page: Option<PathBuf>,
+
+    /// Write no page of timelines.
+    #[arg(long, conflicts_with = "page")]
+    pub no_page: bool,
+
     /// How to run scenarios.
     #[command(flatten)]
     pub run: RunArgs,
@@ -171,8 +232,11 @@ pub struct CheckArgs {
 
 /// `grader grade`.
 #[derive(Debug, clap::Args)]
+#[command(mut_arg("jobs", |a| a.help(
+    "Submissions graded at once (default: the number of cores); their scenarios share a pool of processes, twice as many as cores"
+)))]
 pub struct GradeArgs {
-    /// The lab to grade, such as lab4.
+    /// The lab to grade (`grader list` names the labs).
     pub lab: String,
 
     /// A folder whose every sub-folder is one submission.
@@ -197,7 +261,20 @@ pub struct GradeArgs {
     #[arg(long)]
     pub no_sandbox: bool,
 
-    /// How to run scenarios; --jobs is the number of submissions graded at once.
+    /// A CSV file saying whose each submission is (columns: submission, github or
+    /// gradescope_id to find the folder; name, email, student_id, canvas_id, sis_login_id,
+    /// section). With it, the results folder also gets canvas.csv and moodle.csv, the
+    /// layouts those platforms import.
+    #[arg(long, value_name = "FILE")]
+    pub roster: Option<PathBuf>,
+
+    /// The grade column's name in canvas.csv and moodle.csv (default: the lab's title).
+    /// To fill in an existing Canvas assignment, write it as Canvas's own export heads
+    /// its column: `Name (id)`.
+    #[arg(long, value_name = "NAME")]
+    pub assignment: Option<String>,
+
+    /// How to run scenarios.
     #[command(flatten)]
     pub run: RunArgs,
 }
@@ -205,14 +282,14 @@ pub struct GradeArgs {
 /// `grader list`.
 #[derive(Debug, clap::Args)]
 pub struct ListArgs {
-    /// The lab, such as lab4 (default: list the labs).
+    /// The lab (default: list the labs).
     pub lab: Option<String>,
 }
 
 /// `grader explain`.
 #[derive(Debug, clap::Args)]
 pub struct ExplainArgs {
-    /// The lab, such as lab4.
+    /// The lab (`grader list` names the labs).
     pub lab: String,
     /// The scenario's name, or the path of a scenario file.
     pub scenario: String,
@@ -221,7 +298,7 @@ pub struct ExplainArgs {
 /// `grader watch`.
 #[derive(Debug, clap::Args)]
 pub struct WatchArgs {
-    /// The lab, such as lab4.
+    /// The lab (`grader list` names the labs).
     pub lab: String,
 
     /// Leave hints out of the report.
@@ -252,7 +329,7 @@ pub struct ValidateArgs {
 /// `grader audit`.
 #[derive(Debug, clap::Args)]
 pub struct AuditArgs {
-    /// The lab to audit, such as lab4.
+    /// The lab to audit.
     pub lab: String,
 
     /// Runs of each scenario on each variant; verdicts that differ between runs are flaky.
@@ -289,18 +366,25 @@ pub struct AuditArgs {
 /// `grader release`.
 #[derive(Debug, clap::Args)]
 pub struct ReleaseArgs {
-    /// The lab to release, such as lab4.
-    pub lab: String,
+    /// The labs the edition holds: one, or several for a course that hands them out
+    /// together (`grader release lab4 lab5`).
+    #[arg(required = true, value_name = "LAB")]
+    pub labs: Vec<String>,
 
     /// The folder to write the student edition to (must not exist, or be empty).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
+
+    /// Carry each lab's hidden scenarios too: for the image a course platform grades in
+    /// (the Gradescope bundle), never for students.
+    #[arg(long)]
+    pub hidden: bool,
 }
 
 /// `grader rehearse`.
 #[derive(Debug, clap::Args)]
 pub struct RehearseArgs {
-    /// The lab to rehearse, such as lab4.
+    /// The lab to rehearse.
     pub lab: String,
 
     /// Rehearse the lab's reference solution instead of the student crate.
@@ -370,4 +454,57 @@ pub enum Format {
     Junit,
     /// Gradescope's results.json.
     Gradescope,
+    /// PrairieLearn's external-grader results.json (scores as fractions; hidden
+    /// scenarios counted, not described).
+    Prairielearn,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn help(edition: bool, sub: Option<&str>) -> String {
+        let mut c = command(edition);
+        c.build();
+        let mut c = match sub {
+            Some(name) => c.find_subcommand_mut(name).expect("a subcommand").clone(),
+            None => c,
+        };
+        c.render_help().to_string()
+    }
+
+    #[test]
+    fn an_edition_offers_no_instructors_command_and_says_why() {
+        command(false).debug_assert();
+        command(true).debug_assert();
+        let kit = help(false, None);
+        assert!(kit.contains("audit") && kit.contains("release"), "{kit}");
+        let edition = help(true, None);
+        for hidden in ["  audit", "  release"] {
+            assert!(!edition.contains(hidden), "{edition}");
+        }
+        assert!(edition.contains("This is a student edition"), "{edition}");
+        assert!(help(false, Some("check")).contains("--solution"));
+        assert!(!help(true, Some("check")).contains("--solution"));
+        assert!(!help(true, Some("rehearse")).contains("--solution"));
+        // Asked for anyway, they still parse: the command then says why it cannot run.
+        let parsed = command(true)
+            .try_get_matches_from(["grader", "check", "lab4", "--solution"])
+            .expect("parsed");
+        assert!(Cli::from_arg_matches(&parsed).is_ok());
+    }
+
+    #[test]
+    fn the_kit_is_found_in_either_spelling() {
+        let args = |a: &[&str]| a.iter().map(std::ffi::OsString::from).collect::<Vec<_>>();
+        assert_eq!(
+            kit_given(&args(&["grader", "--kit", "k", "list"])),
+            Some(PathBuf::from("k"))
+        );
+        assert_eq!(
+            kit_given(&args(&["grader", "list", "--kit=k2"])),
+            Some(PathBuf::from("k2"))
+        );
+        assert_eq!(kit_given(&args(&["grader", "list"])), None);
+    }
 }

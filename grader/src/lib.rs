@@ -9,6 +9,7 @@
 //! exits the process.
 
 pub mod build;
+pub mod class;
 pub mod cli;
 pub mod commands;
 pub mod diagnostic;
@@ -16,10 +17,12 @@ pub mod error;
 pub mod exit;
 pub mod generate;
 pub mod grade;
+pub mod html;
 pub mod instructor;
 pub mod judge;
 pub mod lab;
 pub mod labs;
+pub mod picture;
 pub mod rehearse;
 pub mod report;
 pub mod run;

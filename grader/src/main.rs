@@ -1,9 +1,7 @@
 //! The `grader` command. Everything happens in the library; this only wires the streams.
 
-use clap::Parser;
-
 fn main() -> std::process::ExitCode {
-    let cli = grader::Cli::parse();
+    let cli = grader::cli::parse();
     grader::run(
         cli,
         &mut std::io::stdout().lock(),

@@ -47,8 +47,9 @@ impl Bulkhead {
     /// reaches `deadline`.
     pub fn admit(&self, deadline: Duration) -> Result<Slot, Refusal> {
         // TODO(lab6): take a free slot, or join the queue, or return Refusal::Full. In the
-        // queue, wait with `guard.wait_until(...)` (never a real sleep) until a slot is
-        // handed to you or it is time to leave.
+        // queue, wait in a loop with `guard.wait_until(...)` (never a real sleep) until a
+        // slot is handed to you or it is time to leave: just after `max_queue_wait`
+        // (`shipping_kit::just_after`), or at `deadline` if that comes first.
         let _ = deadline;
         todo!("lab 6: admit a request or queue it in Bulkhead::admit")
     }
@@ -57,6 +58,7 @@ impl Bulkhead {
 impl Drop for Slot {
     fn drop(&mut self) {
         // TODO(lab6): give the slot back: to the oldest queued request if there is one
-        // (and wake the queue), else to the pool.
+        // (and wake the queue after the change, not before), else to the pool.
+        todo!("lab 6: give the slot back in Slot::drop")
     }
 }

@@ -1,10 +1,12 @@
 //! Dependencies, and calls to them that answer later.
 
 use std::fmt;
+use std::ops::DerefMut;
 use std::str::FromStr;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
+use crate::quiet::Quiet;
 use crate::{Clock, Waiting, Wake};
 
 /// What a dependency answered to one call.
@@ -102,7 +104,7 @@ pub fn start_call(dependency: &dyn Dependency, request: u64) -> Call {
 /// was handed to [`Call::keep_until_done`] lives until then.
 #[derive(Clone)]
 pub struct Call {
-    inner: Arc<Mutex<CallState>>,
+    inner: Arc<Quiet<CallState>>,
 }
 
 #[derive(Default)]
@@ -128,7 +130,7 @@ impl Call {
     /// A call that is answered already.
     pub fn answered(answer: Answer) -> Call {
         Call {
-            inner: Arc::new(Mutex::new(CallState {
+            inner: Arc::new(Quiet::new(CallState {
                 answer: Some(answer),
                 ..CallState::default()
             })),
@@ -182,10 +184,10 @@ impl Call {
         drop(value);
     }
 
-    fn lock(&self) -> MutexGuard<'_, CallState> {
+    fn lock(&self) -> impl DerefMut<Target = CallState> + '_ {
         // A panic in a kept value's drop runs outside this lock: it is never poisoned
         // half-way through a change.
-        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+        self.inner.lock()
     }
 }
 

@@ -2,10 +2,11 @@
 //! deadline.
 
 use std::fmt;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::thread::ThreadId;
 use std::time::Duration;
 
+use crate::quiet::Quiet;
 use crate::wait::Hook;
 use crate::{Clock, Waiting, Wake};
 
@@ -15,7 +16,9 @@ use crate::{Clock, Waiting, Wake};
 /// Clones share one timeline. It starts at zero. In your own tests, [`FakeClock::advance`]
 /// moves it and wakes every waiter whose deadline it reached. The grader moves it one
 /// waiter at a time instead ([`FakeClock::waiters`], [`FakeClock::wake_one`]), letting
-/// everything that waiter sets off settle before it wakes the next.
+/// everything that waiter sets off settle before it wakes the next; and on a
+/// [`FakeClock::serial`] clock it also decides when a waiter whose bell rang goes on
+/// ([`FakeClock::let_go`]), so that threads woken together never race each other.
 #[derive(Clone, Default)]
 pub struct FakeClock {
     inner: Arc<Timeline>,
@@ -24,8 +27,14 @@ pub struct FakeClock {
 #[derive(Default)]
 struct Timeline {
     state: Mutex<Moment>,
+    /// `Moment::now`, kept beside it where reading it needs no lock of the timeline's: code
+    /// under test reads the clock often, and in the race checks each of those reads would
+    /// otherwise be a point where the explorer switches threads.
+    now: Quiet<Duration>,
     /// Called whenever a thread starts waiting and whenever a waiting thread is woken.
     on_change: Option<Hook>,
+    /// Whether a waiter whose bell rang stays asleep until [`FakeClock::let_go`].
+    serial: bool,
 }
 
 #[derive(Default)]
@@ -40,7 +49,11 @@ struct Entry {
     deadline: Duration,
     thread: ThreadId,
     why: Waiting,
-    wake: Wake,
+    /// What the thread blocks on: the bell it waits for, or on a serial clock a bell of
+    /// the clock's own, rung when the clock lets the thread go.
+    blocker: Wake,
+    /// Serial clocks: the bell the thread waits for has rung.
+    rung: bool,
 }
 
 /// A thread waiting on a [`FakeClock`], as the grader sees it.
@@ -54,6 +67,8 @@ pub struct Waiter {
     pub thread: ThreadId,
     /// What it waits for.
     pub why: Waiting,
+    /// On a serial clock: its bell has rung, and it goes on when the clock lets it go.
+    pub rung: bool,
 }
 
 impl fmt::Debug for FakeClock {
@@ -71,10 +86,26 @@ impl FakeClock {
     /// A fake clock reading zero that calls `on_change` whenever a thread starts waiting
     /// on it and whenever a waiting thread is woken, from the thread that made the change.
     pub fn with_observer(on_change: impl Fn() + Send + Sync + 'static) -> Self {
+        Self::build(on_change, false)
+    }
+
+    /// As [`FakeClock::with_observer`], but a waiter whose bell rings does not go on by
+    /// itself: it stays asleep, listed by [`FakeClock::waiters`] as `rung`, until
+    /// [`FakeClock::let_go`] (or [`FakeClock::wake_one`]) lets it go. The grader lets the
+    /// threads a change woke go on one at a time, each settling before the next, in an
+    /// order the scenario chooses, so which of them acts first never depends on the
+    /// machine's thread scheduler.
+    pub fn serial(on_change: impl Fn() + Send + Sync + 'static) -> Self {
+        Self::build(on_change, true)
+    }
+
+    fn build(on_change: impl Fn() + Send + Sync + 'static, serial: bool) -> Self {
         Self {
             inner: Arc::new(Timeline {
                 state: Mutex::default(),
+                now: Quiet::default(),
                 on_change: Some(Arc::new(on_change)),
+                serial,
             }),
         }
     }
@@ -86,16 +117,17 @@ impl FakeClock {
             let mut moment = self.lock();
             moment.now += by;
             let now = moment.now;
+            *self.inner.now.lock() = now;
             moment
                 .waits
                 .iter()
                 .filter(|e| e.deadline <= now)
-                .map(|e| (e.deadline, e.seq, e.wake.clone()))
+                .map(|e| (e.deadline, e.seq, e.blocker.clone()))
                 .collect::<Vec<_>>()
         };
         due.sort_by_key(|&(deadline, seq, _)| (deadline, seq));
-        for (_, _, wake) in due {
-            wake.ring();
+        for (_, _, blocker) in due {
+            blocker.ring();
         }
     }
 
@@ -103,20 +135,23 @@ impl FakeClock {
     pub fn set(&self, to: Duration) {
         let mut moment = self.lock();
         moment.now = moment.now.max(to);
+        *self.inner.now.lock() = moment.now;
     }
 
-    /// Every thread waiting right now (woken ones excluded), in the order they began.
+    /// Every thread waiting right now (those already let go excluded), in the order they
+    /// began.
     pub fn waiters(&self) -> Vec<Waiter> {
         let moment = self.lock();
         moment
             .waits
             .iter()
-            .filter(|e| !e.wake.is_rung())
+            .filter(|e| !e.blocker.is_rung())
             .map(|e| Waiter {
                 seq: e.seq,
                 deadline: e.deadline,
                 thread: e.thread,
                 why: e.why,
+                rung: e.rung,
             })
             .collect()
     }
@@ -124,33 +159,42 @@ impl FakeClock {
     /// Moves time to waiter `seq`'s deadline (never backwards) and wakes it; false if no
     /// such waiter is waiting.
     pub fn wake_one(&self, seq: u64) -> bool {
-        let wake = {
+        self.release(seq, true)
+    }
+
+    /// Lets waiter `seq` go on without moving time (on a serial clock, a waiter whose bell
+    /// has rung); false if no such waiter is waiting.
+    pub fn let_go(&self, seq: u64) -> bool {
+        self.release(seq, false)
+    }
+
+    fn release(&self, seq: u64, to_deadline: bool) -> bool {
+        let blocker = {
             let mut moment = self.lock();
             let Some(entry) = moment.waits.iter().find(|e| e.seq == seq) else {
                 return false;
             };
-            let (deadline, wake) = (entry.deadline, entry.wake.clone());
-            moment.now = moment.now.max(deadline);
-            wake
+            let (deadline, blocker) = (entry.deadline, entry.blocker.clone());
+            if to_deadline {
+                moment.now = moment.now.max(deadline);
+                *self.inner.now.lock() = moment.now;
+            }
+            blocker
         };
-        let was_waiting = !wake.is_rung();
-        wake.ring();
+        let was_waiting = !blocker.is_rung();
+        blocker.ring();
         was_waiting
     }
 
-    /// What `thread` is waiting for, if it is waiting on this clock and not yet woken.
+    /// What `thread` is waiting for, if it is waiting on this clock and not yet let go.
     pub fn waiting(&self, thread: ThreadId) -> Option<Waiting> {
         let moment = self.lock();
         let entry = moment.waits.iter().find(|e| e.thread == thread)?;
-        (!entry.wake.is_rung()).then_some(entry.why)
+        (!entry.blocker.is_rung()).then_some(entry.why)
     }
 
     fn lock(&self) -> MutexGuard<'_, Moment> {
-        // Nothing that can panic runs under this lock.
-        self.inner
-            .state
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        lock(&self.inner)
     }
 
     fn changed(&self) {
@@ -158,32 +202,66 @@ impl FakeClock {
             hook();
         }
     }
+
+    /// What ringing the bell of wait `seq` tells the clock: on a serial clock, that the
+    /// waiter may be let go; then, on any clock, that something changed.
+    fn hook(&self, seq: u64) -> Option<Hook> {
+        if !self.inner.serial {
+            return self.inner.on_change.clone();
+        }
+        let timeline: Weak<Timeline> = Arc::downgrade(&self.inner);
+        Some(Arc::new(move || {
+            let Some(timeline) = timeline.upgrade() else {
+                return;
+            };
+            if let Some(entry) = lock(&timeline).waits.iter_mut().find(|e| e.seq == seq) {
+                entry.rung = true;
+            }
+            if let Some(hook) = &timeline.on_change {
+                hook();
+            }
+        }))
+    }
+}
+
+fn lock(timeline: &Timeline) -> MutexGuard<'_, Moment> {
+    // Nothing that can panic runs under this lock.
+    timeline
+        .state
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Clock for FakeClock {
     fn now(&self) -> Duration {
-        self.lock().now
+        *self.inner.now.lock()
     }
 
     fn wait(&self, wake: &Wake, deadline: Duration, why: Waiting) {
-        let seq = {
+        let (seq, blocker) = {
             let mut moment = self.lock();
-            if deadline <= moment.now || !wake.arm(self.inner.on_change.clone()) {
+            let seq = moment.next_seq;
+            if deadline <= moment.now || !wake.arm(self.hook(seq)) {
                 return;
             }
-            let seq = moment.next_seq;
             moment.next_seq += 1;
+            let blocker = if self.inner.serial {
+                Wake::new()
+            } else {
+                wake.clone()
+            };
             moment.waits.push(Entry {
                 seq,
                 deadline,
                 thread: std::thread::current().id(),
                 why,
-                wake: wake.clone(),
+                blocker: blocker.clone(),
+                rung: false,
             });
-            seq
+            (seq, blocker)
         };
         self.changed();
-        wake.block();
+        blocker.block();
         self.lock().waits.retain(|e| e.seq != seq);
     }
 }
@@ -269,5 +347,58 @@ mod tests {
         assert_eq!(clock.now(), ms(10), "time never goes back");
         // Two waits began, two waiters were woken.
         assert!(changes.load(Ordering::SeqCst) >= 3);
+    }
+
+    #[test]
+    fn on_a_serial_clock_a_rung_waiter_waits_for_its_turn() {
+        let changes = Arc::new(AtomicUsize::new(0));
+        let counter = changes.clone();
+        let clock = FakeClock::serial(move || {
+            counter.fetch_add(1, Ordering::SeqCst);
+        });
+        let bell = Wake::new();
+        let waiter = {
+            let (clock, bell) = (clock.clone(), bell.clone());
+            std::thread::spawn(move || {
+                clock.wait(&bell, ms(30), Waiting::Queue);
+                clock.now()
+            })
+        };
+        until_waiting(&clock, 1);
+        assert!(!clock.waiters()[0].rung);
+        bell.ring();
+        let rung = clock.waiters();
+        assert_eq!(rung.len(), 1, "rung, but still asleep");
+        assert!(rung[0].rung);
+        assert_eq!(clock.waiting(rung[0].thread), Some(Waiting::Queue));
+        assert!(clock.let_go(rung[0].seq));
+        assert_eq!(waiter.join().unwrap(), ms(0), "let go without moving time");
+        assert!(clock.waiters().is_empty());
+        assert!(
+            changes.load(Ordering::SeqCst) >= 2,
+            "told of the wait and the ring"
+        );
+    }
+
+    #[test]
+    fn two_threads_can_wait_on_one_bell() {
+        let clock = FakeClock::serial(|| {});
+        let bell = Wake::new();
+        let threads: Vec<_> = (0..2)
+            .map(|_| {
+                let (clock, bell) = (clock.clone(), bell.clone());
+                std::thread::spawn(move || clock.wait(&bell, ms(30), Waiting::Queue))
+            })
+            .collect();
+        until_waiting(&clock, 2);
+        bell.ring();
+        let rung = clock.waiters();
+        assert!(rung.iter().all(|w| w.rung), "both were told");
+        for w in rung {
+            clock.let_go(w.seq);
+        }
+        for t in threads {
+            t.join().unwrap();
+        }
     }
 }

@@ -2,6 +2,8 @@
 
 use std::ops::{Deref, DerefMut};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use crate::quiet::Quiet;
 use std::time::Duration;
 
 use crate::{Clock, Waiting, Wake};
@@ -11,13 +13,13 @@ use crate::{Clock, Waiting, Wake};
 ///
 /// A thread that holds the guard and must wait (for a free slot, say) calls
 /// [`MonitorGuard::wait_until`]: the lock is released, the thread sleeps until another
-/// thread calls [`Monitor::notify_all`] or the clock reaches the deadline, and the lock is
-/// taken again. Like a condition variable, a wake-up only means "look again": check your
-/// condition in a loop.
+/// thread calls [`Monitor::notify_all`] (or [`Monitor::notify_one`] picks it) or the clock
+/// reaches the deadline, and the lock is taken again. Like a condition variable, a wake-up
+/// only means "look again": check your condition in a loop.
 pub struct Monitor<T> {
     clock: Arc<dyn Clock>,
     data: Mutex<T>,
-    sleepers: Mutex<Vec<Wake>>,
+    sleepers: Quiet<Vec<Wake>>,
 }
 
 /// The lock of a [`Monitor`], held: read and change the state through it.
@@ -28,15 +30,19 @@ pub struct MonitorGuard<'a, T> {
 
 impl<T> Monitor<T> {
     /// A monitor around `value` whose waits end on `clock`'s deadlines.
+    // The race checks name the lock after the place that made the monitor, and each use of
+    // it after the place that locked it: the code using the monitor, not this file.
+    #[track_caller]
     pub fn new(clock: Arc<dyn Clock>, value: T) -> Self {
         Self {
             clock,
             data: Mutex::new(value),
-            sleepers: Mutex::new(Vec::new()),
+            sleepers: Quiet::new(Vec::new()),
         }
     }
 
     /// Takes the lock, waiting (in real time, briefly) while another thread holds it.
+    #[track_caller]
     pub fn lock(&self) -> MonitorGuard<'_, T> {
         MonitorGuard {
             monitor: self,
@@ -55,15 +61,50 @@ impl<T> Monitor<T> {
         }
     }
 
-    fn sleepers(&self) -> MutexGuard<'_, Vec<Wake>> {
-        self.sleepers.lock().unwrap_or_else(PoisonError::into_inner)
+    /// Wakes one thread waiting in [`MonitorGuard::wait_until`], if any waits: **any one**,
+    /// not necessarily the one that has waited longest, nor the one the change is for. Use
+    /// it only when whichever waiter wakes can act on the change; when a change concerns a
+    /// particular waiter (a slot handed to the oldest) or several, use
+    /// [`Monitor::notify_all`]. (Which one it wakes is not promised: the grader's ordinary
+    /// scenarios wake the one that began waiting last, and its race checks try each.)
+    pub fn notify_one(&self) {
+        let wake = {
+            let mut sleepers = self.sleepers();
+            if sleepers.is_empty() {
+                return;
+            }
+            let chosen = pick(sleepers.len());
+            sleepers.remove(chosen)
+        };
+        wake.ring();
+    }
+
+    /// The sleepers: the monitor's own bookkeeping, not a lock of the code using it.
+    fn sleepers(&self) -> impl DerefMut<Target = Vec<Wake>> + '_ {
+        self.sleepers.lock()
     }
 }
 
+/// Which of `n` sleepers [`Monitor::notify_one`] wakes: the one that began waiting last.
+#[cfg(not(feature = "race"))]
+fn pick(n: usize) -> usize {
+    n - 1
+}
+
+/// Which of `n` sleepers [`Monitor::notify_one`] wakes: on the race checks' explorer, a
+/// choice each schedule makes (and makes again when it is replayed).
+#[cfg(feature = "race")]
+fn pick(n: usize) -> usize {
+    ::std::choice::pick(n)
+}
+
 impl<'a, T> MonitorGuard<'a, T> {
-    /// Releases the lock, waits until [`Monitor::notify_all`] is called or the clock reads
-    /// at least `deadline`, and takes the lock again. Returns at once (still releasing the
-    /// lock for a moment) when `deadline` has come already.
+    /// Releases the lock, waits until [`Monitor::notify_all`] is called (or
+    /// [`Monitor::notify_one`] picks this thread) or the clock reads at least `deadline`,
+    /// and takes the lock again. Returns at once (still releasing the lock for a moment)
+    /// when `deadline` has come already: for a rule that says "longer than", wait until
+    /// [`just_after`](crate::just_after) the limit.
+    #[track_caller]
     pub fn wait_until(self, deadline: Duration) -> MonitorGuard<'a, T> {
         let monitor = self.monitor;
         let wake = Wake::new();
@@ -135,5 +176,32 @@ mod tests {
         }
         clock.advance(ms(20));
         assert_eq!(late.join().unwrap(), ms(20));
+    }
+
+    #[test]
+    fn notify_one_wakes_one_waiter_the_one_that_began_last() {
+        let clock = FakeClock::new();
+        let monitor = Arc::new(Monitor::new(Arc::new(clock.clone()), Vec::new()));
+        let mut waiters = Vec::new();
+        for n in 0..2 {
+            let monitor = monitor.clone();
+            let before = clock.waiters().len();
+            waiters.push(std::thread::spawn(move || {
+                let guard = monitor.lock();
+                let mut guard = guard.wait_until(ms(50));
+                guard.push(n);
+            }));
+            while clock.waiters().len() == before {
+                std::thread::yield_now();
+            }
+        }
+        monitor.notify_one();
+        waiters.pop().unwrap().join().unwrap();
+        assert_eq!(*monitor.lock(), [1], "the second waiter woke");
+        assert_eq!(clock.waiters().len(), 1, "the first still sleeps");
+        monitor.notify_one();
+        waiters.pop().unwrap().join().unwrap();
+        monitor.notify_one();
+        assert_eq!(*monitor.lock(), [1, 0]);
     }
 }

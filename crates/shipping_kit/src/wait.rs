@@ -82,6 +82,21 @@ impl<C: Clock + ?Sized> Clock for Arc<C> {
     }
 }
 
+/// The first instant after `instant`: the deadline to wait until when a rule says "longer
+/// than".
+///
+/// A clock wakes a waiter when it reads its deadline **or later**, so a wait until
+/// `joined + max_queue_wait` ends at exactly `max_queue_wait`, when the request is still in
+/// time, and a check that it has waited *longer* (`now > joined + max_queue_wait`) finds it
+/// has not. Waiting again until the same deadline returns at once, and the loop spins.
+/// Wait until `just_after(joined + max_queue_wait)` instead: the clock then reads more than
+/// `max_queue_wait` after `joined`, so the check holds, on the grader's clock as on a real
+/// one. (The grader moves its clock in whole milliseconds: 20 ms is still in time, 21 ms is
+/// not.)
+pub fn just_after(instant: Duration) -> Duration {
+    instant.saturating_add(Duration::from_nanos(1))
+}
+
 /// What a fake clock asks to be told when a wake it waits on is rung.
 pub(crate) type Hook = Arc<dyn Fn() + Send + Sync>;
 
@@ -101,8 +116,8 @@ struct Bell {
 #[derive(Default)]
 struct BellState {
     rung: bool,
-    /// Set by a fake clock while a thread waits on this bell: told when it rings.
-    hook: Option<Hook>,
+    /// Left by fake clocks for the threads that wait on this bell: told when it rings.
+    hooks: Vec<Hook>,
 }
 
 impl fmt::Debug for Wake {
@@ -119,18 +134,18 @@ impl Wake {
 
     /// Rings the bell: whoever waits on it goes on. Ringing twice does nothing more.
     pub fn ring(&self) {
-        let hook = {
+        let hooks = {
             let mut state = self.lock();
             if state.rung {
                 return;
             }
             state.rung = true;
-            state.hook.take()
+            std::mem::take(&mut state.hooks)
         };
         self.inner.rung.notify_all();
         // Told after the bell is rung, by the thread that rang it, before it goes on: a
         // grader watching the fake clock never misses that this waiter woke up.
-        if let Some(hook) = hook {
+        for hook in hooks {
             hook();
         }
     }
@@ -145,14 +160,14 @@ impl Wake {
         Arc::ptr_eq(&self.inner, &other.inner)
     }
 
-    /// Leaves `hook` to be called when the bell rings; false (and nothing left) if it has
-    /// rung already.
+    /// Leaves `hook` to be called when the bell rings (beside those of other threads that
+    /// wait on it); false (and nothing left) if it has rung already.
     pub(crate) fn arm(&self, hook: Option<Hook>) -> bool {
         let mut state = self.lock();
         if state.rung {
             return false;
         }
-        state.hook = hook;
+        state.hooks.extend(hook);
         true
     }
 
@@ -212,6 +227,14 @@ mod tests {
         assert_eq!(rings.load(Ordering::SeqCst), 1);
         assert!(!wake.arm(None), "a rung bell cannot be armed again");
         wake.block();
+    }
+
+    #[test]
+    fn just_after_is_later_than_the_instant_and_earlier_than_the_next_millisecond() {
+        let deadline = Duration::from_millis(20);
+        assert!(just_after(deadline) > deadline);
+        assert!(just_after(deadline) < Duration::from_millis(21));
+        assert_eq!(just_after(Duration::MAX), Duration::MAX);
     }
 
     #[test]

@@ -12,11 +12,12 @@
 pub mod blocked;
 mod events;
 pub mod requests;
+mod times;
 
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use grader_protocol::{Event, Plan, RequestOutcome, StepRecord, StuckRecord};
+use grader_protocol::{Event, Plan, RequestOutcome, StepRecord, StepRequests, StuckRecord};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -103,6 +104,21 @@ fn read_plan<S: DeserializeOwned, A: DeserializeOwned>() -> Result<Plan<S, A>, S
     Ok(plan)
 }
 
+/// Writes when the requests of action `step` were sent and returned, and how those still
+/// out wait, if the driver's requests know the fake clock.
+fn write_times<D: Driver>(driver: &D, step: usize) {
+    let Some((fresh, out)) = times::take() else {
+        return;
+    };
+    let waiting = driver.outcomes(&out);
+    let word = |id: u64| {
+        let o = waiting.iter().find(|o| o.id == id)?;
+        Some(o.outcome.clone())
+    };
+    let requests = times::merge(fresh, &out, word);
+    emit::<()>(&Event::Requests(StepRequests { step, requests }));
+}
+
 /// Runs every action and returns the process exit status.
 fn run<D: Driver>(
     name: &str,
@@ -121,6 +137,7 @@ fn run<D: Driver>(
         let ids = match driver.act(action) {
             Ok(ids) => ids,
             Err(Failure::Stuck(stuck)) => {
+                write_times(&driver, step);
                 emit::<()>(&Event::Stuck(StuckRecord {
                     step,
                     at_ms,
@@ -158,6 +175,7 @@ fn run<D: Driver>(
             requests: driver.outcomes(&ids),
             observation,
         };
+        write_times(&driver, step);
         emit(&Event::Step(record));
         if driver.panicked() {
             return PANICKED;

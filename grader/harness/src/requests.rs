@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use grader_protocol::{RequestOutcome, StuckRecord};
 
-use crate::{Failure, blocked};
+use crate::{Failure, blocked, times};
 
 /// Wakes whoever waits when something happens (a request returned, a call was parked),
 /// and lets them wait. A lab's fixtures announce on the same one, so one wait sees both.
@@ -74,9 +74,13 @@ impl Drop for Finish {
     }
 }
 
+/// The fake clock's milliseconds, as a lab's driver reads them.
+type FakeNow = Arc<dyn Fn() -> u64 + Send + Sync>;
+
 /// Every request of a run.
 pub struct Requests {
     notifier: Arc<dyn Notifier>,
+    clock: Option<FakeNow>,
     sent: Vec<Sent>,
     next_id: u64,
     stuck_after_ms: u64,
@@ -88,11 +92,19 @@ impl Requests {
     pub fn new(notifier: Arc<dyn Notifier>, stuck_after_ms: u64) -> Self {
         Requests {
             notifier,
+            clock: None,
             sent: Vec::new(),
             next_id: 1,
             stuck_after_ms,
             panicked: Arc::new(Mutex::new(false)),
         }
+    }
+
+    /// The same, noting when each request is sent and returns on the fake clock `now`
+    /// (milliseconds), for the timeline picture of the scenario.
+    pub fn with_clock(mut self, now: impl Fn() -> u64 + Send + Sync + 'static) -> Self {
+        self.clock = Some(Arc::new(now));
+        self
     }
 
     /// The real-time limit of a wait, in milliseconds: the last safety net.
@@ -115,6 +127,10 @@ impl Requests {
             notifier: self.notifier.clone(),
         };
         let panicked = self.panicked.clone();
+        let clock = self.clock.clone();
+        if let Some(now) = &clock {
+            times::sent(id, now());
+        }
         std::thread::Builder::new()
             .name(format!("request-{id}"))
             .spawn(move || {
@@ -126,6 +142,10 @@ impl Requests {
                         Ended::Panicked
                     }
                 };
+                // Before the result is set: whoever sees it ended finds its time noted.
+                if let Some(now) = &clock {
+                    times::returned(id, now());
+                }
                 *finish.result.lock().unwrap_or_else(PoisonError::into_inner) = Some(ended);
             })
             .map_err(|e| Failure::BadPlan(format!("cannot start a request thread: {e}")))?;

@@ -21,6 +21,8 @@ pub struct Problem {
 #[derive(Debug)]
 pub struct Checker<'a> {
     targets: &'a [String],
+    /// What the lab calls a target (`Plugin::target_noun`).
+    noun: &'static str,
     race: bool,
     problems: Vec<Problem>,
     complete: bool,
@@ -33,6 +35,7 @@ impl<'a> Checker<'a> {
     pub fn new(targets: &'a [String]) -> Self {
         Checker {
             targets,
+            noun: "target",
             race: false,
             problems: Vec::new(),
             complete: true,
@@ -45,6 +48,13 @@ impl<'a> Checker<'a> {
     /// interleave are explored, not left to chance.
     pub fn for_race_check(mut self, race: bool) -> Self {
         self.race = race;
+        self
+    }
+
+    /// The same, for a lab that calls its targets `noun` (a flow, a dependency): the
+    /// messages about target names use it.
+    pub fn calling_targets(mut self, noun: &'static str) -> Self {
+        self.noun = noun;
         self
     }
 
@@ -110,7 +120,8 @@ impl<'a> Checker<'a> {
     /// Checks that `name` is one of the lab's targets.
     pub fn target(&mut self, step: usize, name: &str) -> bool {
         let targets = self.targets();
-        self.one_of(step, "target", name, &targets, "target")
+        let noun = self.noun;
+        self.one_of(step, "target", name, &targets, noun)
     }
 
     /// Notes a problem at `count` in step `step` when `count` is more than `max`; `limit`

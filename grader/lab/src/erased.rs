@@ -6,11 +6,12 @@ use std::fmt;
 use std::sync::Arc;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::Deserialize;
 use serde_json::Value;
 
 use grader_protocol::TargetPlan;
 
-use crate::{Checker, Difference, Draft, Harness, Plugin, Snapshot, StepRecord, Words};
+use crate::{Checker, Difference, Draft, Harness, Plugin, Snapshot, StepRecord, Words, picture};
 
 /// A step of some lab's scenario, as the core holds it: only that lab's plug-in can look
 /// inside.
@@ -38,6 +39,8 @@ pub trait DynPlugin: Send + Sync {
     fn rehearsal(&self) -> Option<&dyn crate::rehearsal::Rehearsal>;
     /// [`Plugin::words`].
     fn words(&self) -> &Words;
+    /// [`Plugin::target_noun`].
+    fn target_noun(&self) -> &'static str;
     /// [`Plugin::stuck_hint`].
     fn stuck_hint(&self, seen: Option<&str>) -> String;
     /// The step kinds, as scenario files spell them (`script`, `send`, ...).
@@ -89,6 +92,17 @@ pub trait DynPlugin: Send + Sync {
     fn rule_hint(&self, step: &AnyStep, difference: &Difference) -> Option<String>;
     /// [`Plugin::unpinned`]; `Err` when an observation is not what the lab's harness writes.
     fn unpinned(&self, steps: &[Value], records: &[StepRecord]) -> Result<Option<usize>, String>;
+    /// [`picture::Picture::lane`], for a lab that describes its picture.
+    fn picture_lane(&self, step: &AnyStep) -> Option<picture::Lane>;
+    /// [`picture::Picture::fate`]; [`picture::Fate::Other`] for a lab that says nothing.
+    fn picture_fate(&self, outcome: &str) -> picture::Fate;
+    /// [`picture::Picture::look`]; empty for a lab that says nothing or an observation
+    /// that is not the lab's.
+    fn picture_look(&self, observation: &Value) -> picture::Look;
+    /// [`picture::Picture::traits`] of a target's settings (as the plan carries them).
+    fn picture_traits(&self, settings: &Value) -> picture::Traits;
+    /// [`picture::Picture::probe_word`].
+    fn picture_probe_word(&self) -> &'static str;
 }
 
 /// A step that is not this plug-in's (the core never makes one): described as such,
@@ -114,6 +128,10 @@ impl<P: Plugin> DynPlugin for P {
 
     fn words(&self) -> &Words {
         Plugin::words(self)
+    }
+
+    fn target_noun(&self) -> &'static str {
+        Plugin::target_noun(self)
     }
 
     fn stuck_hint(&self, seen: Option<&str>) -> String {
@@ -267,6 +285,35 @@ impl<P: Plugin> DynPlugin for P {
             .map(|r| typed_record::<P>(self, r))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Plugin::unpinned(self, steps, &typed))
+    }
+
+    fn picture_lane(&self, step: &AnyStep) -> Option<picture::Lane> {
+        Plugin::picture(self)?.lane(mine::<P>(step)?)
+    }
+
+    fn picture_fate(&self, outcome: &str) -> picture::Fate {
+        Plugin::picture(self).map_or(picture::Fate::Other, |p| p.fate(outcome))
+    }
+
+    fn picture_look(&self, observation: &Value) -> picture::Look {
+        // Read in place: a page reads every observation of every scenario.
+        let typed = P::Observation::deserialize(observation);
+        match (Plugin::picture(self), typed) {
+            (Some(p), Ok(observation)) => p.look(&observation),
+            _ => picture::Look::default(),
+        }
+    }
+
+    fn picture_traits(&self, settings: &Value) -> picture::Traits {
+        let typed = P::Settings::deserialize(settings);
+        match (Plugin::picture(self), typed) {
+            (Some(p), Ok(settings)) => p.traits(&settings),
+            _ => picture::Traits::default(),
+        }
+    }
+
+    fn picture_probe_word(&self) -> &'static str {
+        Plugin::picture(self).map_or("trial", |p| p.probe_word())
     }
 }
 

@@ -15,6 +15,7 @@ mod check;
 mod erased;
 pub mod generate;
 pub mod limits;
+pub mod picture;
 pub mod plot;
 pub mod rehearsal;
 pub mod schema;
@@ -27,7 +28,7 @@ pub use check::{Checker, Problem};
 pub use erased::{AnyStep, DynPlugin};
 pub use generate::{Dice, Draft};
 pub use grader_protocol::{RequestOutcome, StepRecord, TargetPlan};
-pub use words::{clock, counts, did_you_mean, duration, quantity, unknown_word};
+pub use words::{clock, counts, did_you_mean, duration, quantity, times, unknown_word};
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -59,6 +60,13 @@ pub trait Plugin: Send + Sync + 'static {
 
     /// The lab's words for reports.
     fn words(&self) -> &Words;
+
+    /// What the lab calls a target, in its steps and messages alike: `target`, `flow`,
+    /// `dependency`. Every message about a target name (a misspelt one in `targets`, a
+    /// step's, the manifest's) uses it.
+    fn target_noun(&self) -> &'static str {
+        "target"
+    }
 
     /// Problems with one target's settings (values out of range), as (field, message).
     fn check_settings(&self, settings: &Self::Settings) -> Vec<(&'static str, String)>;
@@ -167,6 +175,16 @@ pub trait Plugin: Send + Sync + 'static {
         let _ = (step, difference);
         None
     }
+
+    /// What the timeline picture of a scenario shows of this lab: where each step's
+    /// requests go, what its outcome words mean, what an observation shows of its
+    /// breakers, mocks and records ([`picture`]). `None` (the default) still gets a
+    /// picture: a lane per request, uncoloured, with no bands.
+    fn picture(
+        &self,
+    ) -> Option<&dyn picture::Picture<Self::Step, Self::Observation, Self::Settings>> {
+        None
+    }
 }
 
 /// The first expectation that does not hold.
@@ -201,6 +219,10 @@ pub struct Words {
     /// What a step that sends requests expects of each, for a stuck request's report:
     /// `every request returns at once or waits inside the target (never inside the relay)`.
     pub stuck_expected: &'static str,
+    /// What a request that has not returned may be doing without being stuck, as the
+    /// words after "neither returned nor" in a stuck request's report: `held inside
+    /// {target}` (`{target}` stands for where it was sent), `waiting on the fake clock`.
+    pub parked: &'static str,
     /// What a stuck request usually means, after the observation.
     pub stuck_cause: &'static str,
     /// The hint for a stuck request, whatever the scenario was about.
@@ -224,7 +246,7 @@ pub struct Harness {
     /// The program that runs scenarios, relative to the harness crate that `lab.json`
     /// names (`main/src/main.rs`): compiled once per crate under test.
     pub program: &'static str,
-    /// The crate name under which the program uses the code under test (`relay_base`).
+    /// The crate name under which the program uses the code under test (the student crate's package name).
     pub code_under_test: &'static str,
     /// The program's other dependencies: crate name and folder, relative to the kit.
     pub dependencies: &'static [(&'static str, &'static str)],

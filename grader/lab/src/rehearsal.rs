@@ -32,7 +32,7 @@ pub trait Rehearsal: Send + Sync {
     fn plan(&self, script: &str, duration_s: f64) -> Result<Plan, String>;
 
     /// Reads the record the program wrote for `plan`. `subject` names the code under test
-    /// in the page's words (`crates/relay_base`). `Err` when the record is not what the
+    /// in the page's words (the student crate's folder). `Err` when the record is not what the
     /// program writes.
     fn read(&self, plan: &Plan, record: &str, subject: &str) -> Result<Read, String>;
 }
@@ -42,7 +42,7 @@ pub trait Rehearsal: Send + Sync {
 pub struct Program {
     /// The program's `main.rs`, relative to the kit.
     pub main: &'static str,
-    /// The crate name under which the program uses the code under test (`relay_base`).
+    /// The crate name under which the program uses the code under test (the student crate's package name).
     pub code_under_test: &'static str,
     /// The program's other dependencies: crate name and folder, relative to the kit.
     pub dependencies: &'static [(&'static str, &'static str)],

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::limits::{MAX_CONCURRENT_REQUESTS, MAX_REQUESTS};
-use crate::{Checker, counts};
+use crate::{Checker, counts, quantity};
 
 /// How a lab words what its requests are and where a held one waits.
 #[derive(Clone, Copy, Debug)]
@@ -167,6 +167,49 @@ fn list(outcomes: &[String]) -> String {
     }
 }
 
+/// A counter a scripted mock keeps of the calls that reach it, as an expectation says it,
+/// in words that agree in number with the count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Counter {
+    /// Calls that reached it so far: `3 calls reached core_banking`.
+    Reached,
+    /// Calls in progress there now: `1 call in progress at claims`.
+    InProgress,
+    /// The most calls ever in progress there at once: `a peak of 3 calls at once at
+    /// core_banking`.
+    Peak,
+}
+
+/// The first of a mock's counters (calls that reached it, in progress, peak) that is not
+/// what a step expects (`None`: not checked): expected and observed, in words.
+pub fn expect_counters(
+    target: &str,
+    want: [Option<u64>; 3],
+    got: [u64; 3],
+) -> Option<(String, String)> {
+    let counters = [Counter::Reached, Counter::InProgress, Counter::Peak];
+    counters
+        .into_iter()
+        .zip(want)
+        .zip(got)
+        .find_map(|((counter, want), got)| {
+            let want = want.filter(|want| *want != got)?;
+            Some((counter.words(want, target), got.to_string()))
+        })
+}
+
+impl Counter {
+    /// `n` of this counter at `target`, in words.
+    pub fn words(self, n: u64, target: &str) -> String {
+        let calls = quantity(n, "call");
+        match self {
+            Counter::Reached => format!("{calls} reached {target}"),
+            Counter::InProgress => format!("{calls} in progress at {target}"),
+            Counter::Peak => format!("a peak of {calls} at once at {target}"),
+        }
+    }
+}
+
 /// While a scenario's steps are checked in order: which mocks hold calls right now, and
 /// in which calls may be held, so that a concurrent send to a mock that answers at once
 /// (whose outcomes would depend on thread timing) and a release with nothing to release
@@ -214,6 +257,25 @@ impl Holds {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_counter_agrees_in_number_with_its_count() {
+        use super::Counter;
+        assert_eq!(
+            Counter::Reached.words(1, "shipping"),
+            "1 call reached shipping"
+        );
+        assert_eq!(
+            Counter::Reached.words(3, "claims"),
+            "3 calls reached claims"
+        );
+        assert_eq!(Counter::InProgress.words(1, "x"), "1 call in progress at x");
+        assert_eq!(
+            Counter::Peak.words(2, "acme/ORDERS"),
+            "a peak of 2 calls at once at acme/ORDERS"
+        );
+    }
+
     use super::*;
 
     fn words(list: &[&str]) -> Vec<String> {

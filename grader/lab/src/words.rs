@@ -39,6 +39,14 @@ pub fn quantity(n: impl Into<u64>, noun: &str) -> String {
     }
 }
 
+/// How often, in words: `once`, `3 times`, `0 times`.
+pub fn times(n: impl Into<u64>) -> String {
+    match n.into() {
+        1 => "once".to_owned(),
+        n => format!("{n} times"),
+    }
+}
+
 /// Outcomes counted per word, in word order: `2x E905, 3x held`; `nothing` when empty.
 pub fn counts(map: &std::collections::BTreeMap<String, u32>) -> String {
     if map.is_empty() {
@@ -94,5 +102,7 @@ mod tests {
         assert_eq!(duration(1500), "1500 ms");
         assert_eq!(quantity(1u32, "outcome"), "1 outcome");
         assert_eq!(quantity(0u32, "scenario"), "0 scenarios");
+        assert_eq!(times(1u32), "once");
+        assert_eq!(times(3u32), "3 times");
     }
 }

@@ -22,7 +22,11 @@ pub use serde_json::Value;
 pub use race::{Frame, RacePlan, TraceEvent, TraceObject, Violation};
 pub use start::{PARENT_VAR, read_plan};
 
-/// The version of this protocol; the harness refuses a plan from another version.
+/// The version of this protocol; the harness refuses a plan from another version. It
+/// changes when a plan or an event changes meaning; an addition that leaves every earlier
+/// message as it was (an optional field, an event that judging may ignore, such as
+/// [`Event::Requests`]) keeps it, so a grader still reads the events of a harness that
+/// writes none of it.
 pub const PROTOCOL_VERSION: u32 = 2;
 
 /// Everything the harness needs to run one scenario. `S` is the lab's target settings
@@ -102,6 +106,10 @@ pub enum Event<O = Value> {
         /// How many schedules ran.
         schedules: u64,
     },
+    /// When the requests of action `step` were sent and returned on the fake clock, and
+    /// how those still out wait: written just before the step's record, by harnesses whose
+    /// requests know the fake clock. A reader that draws no timeline ignores it.
+    Requests(StepRequests),
 }
 
 /// What one action produced, and what the harness observed right after it.
@@ -127,6 +135,35 @@ pub struct RequestOutcome {
     /// How it ended, in the lab's words (a code such as `"E904"`), `"held"` if it is
     /// waiting inside a target, or `"panicked"` if the code under test panicked on it.
     pub outcome: String,
+}
+
+/// The requests an action sent or saw return, and those still out after it, on the fake
+/// clock.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StepRequests {
+    /// Index into the plan's actions.
+    pub step: usize,
+    /// In request-id order.
+    pub requests: Vec<RequestTimes>,
+}
+
+/// One request during one action.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RequestTimes {
+    /// The request's id, as in [`RequestOutcome`].
+    pub id: u64,
+    /// Fake-clock milliseconds when it was sent, if it was sent during this action.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sent_ms: Option<u64>,
+    /// Fake-clock milliseconds when it returned, if it returned during this action.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub returned_ms: Option<u64>,
+    /// How it waits after the action, in the lab's words (`held`, `queued`), if it has not
+    /// returned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting: Option<String>,
 }
 
 /// Bytes of a panic message a harness records: the grader reads results files of bounded

@@ -28,13 +28,13 @@ use crate::sandbox::{self, Confinement};
 pub struct Subject {
     /// A short name for folders and binaries (`skeleton`, `solution`, `mutant_shared_breaker`).
     pub key: String,
-    /// How reports name it (`crates/relay_base`).
+    /// How reports name it (the student crate's folder, say).
     pub label: String,
     /// The crate's folder.
     pub crate_dir: PathBuf,
     /// Its package name.
     pub package: String,
-    /// How to show paths inside `crate_dir` to people (`crates/relay_base`).
+    /// How to show paths inside `crate_dir` to people (as a folder of the kit).
     pub shown_dir: PathBuf,
     /// For a submission's code: how its builds and scenario runs are confined
     /// ([`crate::sandbox`]). `None` for the kit's own crates and a student's own crate.
@@ -73,12 +73,29 @@ pub enum Built {
     CompileFailed(String),
 }
 
-/// The folder where the grader keeps what it makes: `GRADER_WORK_DIR`, or
-/// `<kit>/target/grader`.
+/// The folder where the grader keeps what it makes: `GRADER_WORK_DIR`; else, when
+/// `CARGO_TARGET_DIR` moves cargo's builds out of the kit, a folder of this kit's in it
+/// (`grader-<hash of the kit's path>`, since one target folder may serve several kits,
+/// whose builds must not mix); else `<kit>/target/grader`.
 pub fn work_root(kit: &Path) -> PathBuf {
-    std::env::var_os("GRADER_WORK_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| kit.join("target").join("grader"))
+    if let Some(dir) = std::env::var_os("GRADER_WORK_DIR") {
+        return PathBuf::from(dir);
+    }
+    match std::env::var_os("CARGO_TARGET_DIR").filter(|d| !d.is_empty()) {
+        Some(target) => {
+            let target = PathBuf::from(target);
+            // Relative, it is relative to where cargo runs, as cargo reads it.
+            let target = match std::env::current_dir() {
+                Ok(cwd) if target.is_relative() => cwd.join(target),
+                _ => target,
+            };
+            use sha2::Digest;
+            let hash = sha2::Sha256::digest(kit.as_os_str().as_encoded_bytes());
+            let hex: String = hash.iter().take(6).map(|b| format!("{b:02x}")).collect();
+            target.join(format!("grader-{hex}"))
+        }
+        None => kit.join("target").join("grader"),
+    }
 }
 
 /// The folder where the grader keeps a lab's builds and runs: `<work root>/<lab>`. Labs

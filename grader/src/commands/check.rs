@@ -1,7 +1,8 @@
 //! `grader check`: grade one crate (the student crate, the reference, or a submission
 //! folder) and report in one of the formats.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::cli::{CheckArgs, Format};
@@ -12,6 +13,7 @@ use crate::grade::submission::Outcome;
 use crate::grade::submit;
 use crate::grade::{self, Selection, Stopwatch};
 use crate::lab::Lab;
+use crate::picture::{self, Album};
 use crate::report::provenance::{self, Provenance};
 use crate::report::{self, Report};
 use crate::scenario::Visibility;
@@ -31,11 +33,23 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
     let lab = ctx.lab(&args.lab)?;
     let mut opts = run_options(&lab, &args.run, args.verbose)?;
     opts.schedule = args.schedule;
+    let page = page_path(&lab, &args)?;
+    if page.is_some() || args.format == Format::Gradescope {
+        opts.album = Some(Arc::new(Album::new()));
+    }
     let render = Render {
         format: args.format,
         hints: !args.no_hints,
         verbose: args.verbose,
         reference: args.solution,
+        album: opts.album.clone(),
+        page: page.clone(),
+    };
+    // Generated scenarios are filled in by running the reference: those runs are not
+    // pictured.
+    let fill = grade::RunOptions {
+        album: None,
+        ..opts.clone()
     };
     let Some(dir) = &args.submission else {
         let (selection, oracle) = generate::select::choose(
@@ -44,11 +58,11 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
             &args.scenarios,
             args.generated,
             true,
-            &opts,
+            &fill,
             ctx.err,
         )?;
         let selection = super::with_limits(selection, &args.run);
-        one_race_scenario(&selection, args.schedule)?;
+        one_race_scenario(&lab, &selection, args.schedule)?;
         let (subject, mode) = if args.solution {
             let subject = grade::solution_subject(&lab);
             if !subject.crate_dir.is_dir() {
@@ -64,7 +78,10 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
         let mut report = grade::grade(&lab, &subject, &selection, &opts, ctx.err)?;
         // The machine formats for other systems always say where they come from. The
         // kit's own formats do when grading a submission, below.
-        if matches!(args.format, Format::Junit | Format::Gradescope) {
+        if matches!(
+            args.format,
+            Format::Junit | Format::Gradescope | Format::Prairielearn
+        ) {
             let files = crate_files(&lab, &subject.crate_dir)?;
             let command = provenance::command(&lab.manifest.name, mode, &args.scenarios);
             report.provenance = Some(Provenance::new(
@@ -79,6 +96,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
         if let Some(oracle) = &oracle {
             generate::shrink::after_check(oracle, &subject, &report, &opts, &selection, ctx.err)?;
         }
+        render.write_page(ctx, &report, args.page.is_some())?;
         return Ok(status(&report));
     };
     let command = provenance::command(&lab.manifest.name, "--submission .", &args.scenarios);
@@ -92,13 +110,13 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
                 &args.scenarios,
                 args.generated,
                 graded,
-                &opts,
+                &fill,
                 ctx.err,
             )
         })
         .and_then(|(selection, _)| {
             let selection = super::with_limits(selection, &args.run);
-            one_race_scenario(&selection, args.schedule)?;
+            one_race_scenario(&lab, &selection, args.schedule)?;
             submit::grade(&lab, dir, &selection, &opts, &command, ctx.err)
                 .map(|outcome| (selection, outcome))
         });
@@ -107,12 +125,22 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
         Err(e) => {
             // A platform reading a results file must still get one that says what went
             // wrong, and the grader's error still goes to standard error.
-            if args.format == Format::Gradescope {
-                let results = report::gradescope::from_error(&e.to_string(), clock.elapsed());
-                let mut text = Vec::new();
-                if report::gradescope::write(&results, &mut text).is_ok() {
-                    let _ = emit(ctx, args.output.as_deref(), &text);
-                }
+            let mut text = Vec::new();
+            let written = match args.format {
+                Format::Gradescope => report::gradescope::write(
+                    &report::gradescope::from_error(&e.to_string(), clock.elapsed()),
+                    &mut text,
+                )
+                .is_ok(),
+                Format::Prairielearn => report::prairielearn::write(
+                    &report::prairielearn::from_error(&e.to_string()),
+                    &mut text,
+                )
+                .is_ok(),
+                _ => false,
+            };
+            if written {
+                let _ = emit(ctx, args.output.as_deref(), &text);
             }
             return Err(e);
         }
@@ -121,6 +149,7 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
     match &outcome {
         Outcome::Graded(report) => {
             emit(ctx, args.output.as_deref(), &text)?;
+            render.write_page(ctx, report, args.page.is_some())?;
             Ok(status(report))
         }
         Outcome::CouldNotGrade(rejected) => {
@@ -137,8 +166,25 @@ pub fn exec(ctx: &mut Ctx<'_>, args: CheckArgs) -> Result<u8, Error> {
     }
 }
 
-/// `--schedule` replays one schedule of one race scenario: checks that is what was asked.
-fn one_race_scenario(selection: &Selection, schedule: Option<u64>) -> Result<(), Error> {
+/// Where the page of timelines goes, as an absolute path: `--page`, or by default the
+/// lab's work folder when a student (or an instructor, with `--solution`) reads the human
+/// report of a crate of the kit. A submission's grading and the machine formats serve
+/// platforms, which keep only the files they are told of, so there it is asked for.
+fn page_path(lab: &Lab, args: &CheckArgs) -> Result<Option<PathBuf>, Error> {
+    if let Some(page) = &args.page {
+        writable_place(page)?;
+        let absolute = std::env::current_dir()
+            .map(|here| here.join(page))
+            .unwrap_or_else(|_| page.clone());
+        return Ok(Some(absolute));
+    }
+    let default = !args.no_page && args.submission.is_none() && args.format == Format::Human;
+    Ok(default.then(|| crate::build::work_dir(lab).join("timeline.html")))
+}
+
+/// `--schedule` replays one schedule of one race scenario: checks that is what was asked,
+/// and that the lab explores that many schedules.
+fn one_race_scenario(lab: &Lab, selection: &Selection, schedule: Option<u64>) -> Result<(), Error> {
     let Some(n) = schedule else {
         return Ok(());
     };
@@ -146,6 +192,12 @@ fn one_race_scenario(selection: &Selection, schedule: Option<u64>) -> Result<(),
         return Err(Error::Usage(
             "--schedule counts from 1: give the number the report names".into(),
         ));
+    }
+    if let Some(race) = lab.manifest.race.as_ref().filter(|r| n > r.schedules) {
+        return Err(Error::Usage(format!(
+            "--schedule {n}: the race checks of {} explore {} schedules per scenario, so there is no schedule {n}\n  help: give the number a report names, from 1 to {}",
+            lab.manifest.name, race.schedules, race.schedules
+        )));
     }
     match selection.scenarios.as_slice() {
         [one] if one.race => Ok(()),
@@ -216,7 +268,7 @@ fn crate_files(lab: &Lab, crate_dir: &Path) -> Result<Vec<(String, Vec<u8>)>, Er
 }
 
 /// How to write a result.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Render {
     /// The format.
     pub format: Format,
@@ -226,9 +278,34 @@ pub struct Render {
     pub verbose: bool,
     /// The crate graded is the lab's reference solution.
     pub reference: bool,
+    /// The scenarios' pictures, for the page and for formats that carry them.
+    pub album: Option<Arc<Album>>,
+    /// Where the page of timelines goes, if it is written.
+    pub page: Option<PathBuf>,
 }
 
 impl Render {
+    /// Writes the page of timelines of `report`, if one is wanted, and says where on
+    /// standard error. A page written by default that cannot be written is only a
+    /// warning: the grading stands; one asked for (`asked`) is an error.
+    pub fn write_page(&self, ctx: &mut Ctx<'_>, report: &Report, asked: bool) -> Result<(), Error> {
+        let (Some(path), Some(album)) = (&self.page, &self.album) else {
+            return Ok(());
+        };
+        let page = picture::page::render(report, album, self.hints);
+        match picture::page::write(path, &page) {
+            Ok(()) => {
+                let _ = writeln!(ctx.err, "timelines of every scenario: {}", shown(path));
+                Ok(())
+            }
+            Err(e) if !asked => {
+                let _ = writeln!(ctx.err, "warning: no page of timelines: {e}");
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     /// A graded report in this format.
     pub fn report(
         &self,
@@ -263,18 +340,28 @@ impl Render {
                 let opts = report::junit::Options {
                     hints: self.hints,
                     time: Some(time),
+                    page: self.page.as_deref(),
                 };
                 report::junit::write(&report::junit::from_report(report, opts), &mut buf)
             }
             Format::Gradescope => {
                 let hidden = hidden_names(selection);
+                let pictures = self
+                    .album
+                    .as_ref()
+                    .map(|album| picture::embed::embeds(report, album));
                 let opts = report::gradescope::Options {
                     hints: self.hints,
                     time,
                     hidden: &hidden,
+                    pictures: pictures.as_ref(),
                 };
                 report::gradescope::write(&report::gradescope::from_report(report, opts), &mut buf)
             }
+            Format::Prairielearn => report::prairielearn::write(
+                &report::prairielearn::from_report(report, self.hints, &hidden_names(selection)),
+                &mut buf,
+            ),
         };
         done.map_err(|e| Error::io("write", Path::new("the report"), e))?;
         Ok(buf)
@@ -310,6 +397,10 @@ impl Render {
                 &report::gradescope::from_rejected(rejected, time),
                 &mut buf,
             ),
+            Format::Prairielearn => report::prairielearn::write(
+                &report::prairielearn::from_rejected(rejected),
+                &mut buf,
+            ),
         };
         done.map_err(|e| Error::io("write", Path::new("the report"), e))?;
         Ok(buf)
@@ -324,4 +415,14 @@ pub fn hidden_names(selection: &Selection) -> Vec<String> {
         .filter(|s| s.visibility == Visibility::Hidden)
         .map(|s| s.name.clone())
         .collect()
+}
+
+/// `path` as a person finds it: relative to the current folder when it is inside it.
+fn shown(path: &Path) -> String {
+    std::env::current_dir()
+        .ok()
+        .and_then(|here| path.strip_prefix(here).ok().map(Path::to_path_buf))
+        .unwrap_or_else(|| path.to_path_buf())
+        .display()
+        .to_string()
 }

@@ -36,54 +36,96 @@ pub fn exec(ctx: &mut Ctx<'_>, args: ListArgs) -> Result<u8, Error> {
             s.name, s.category, s.points
         ));
     }
-    let visible = selection
-        .scenarios
-        .iter()
-        .filter(|s| s.visibility == Visibility::Visible);
-    let hidden = selection.scenarios.len() - visible.clone().count();
+    let counts = Counts::of(&selection);
     text.push_str(&format!(
-        "\n{}, {}; {} visible, {hidden} hidden. `grader explain {} NAME` says what one checks.\n",
-        quantity(selection.scenarios.len() as u64, "scenario"),
-        quantity(
-            selection.scenarios.iter().map(|s| s.points).sum::<u32>(),
-            "point"
-        ),
-        visible.count(),
+        "\n{}. `grader explain {} NAME` says what one checks.\n",
+        counts.sentence(),
         lab.manifest.name
     ));
-    if selection.hidden_points_not_run > 0 {
-        text.push_str(&format!(
-            "Hidden scenarios worth {} run only when submissions are graded.\n",
-            quantity(selection.hidden_points_not_run, "point")
-        ));
+    if counts.hidden_listed == 0 && counts.hidden.1 > 0 {
+        text.push_str("The hidden scenarios run only when submissions are graded.\n");
     }
     written(ctx.out.write_all(text.as_bytes()))?;
     Ok(exit::PASSED)
 }
 
-/// Every lab of the kit: name, title, scenarios and points.
+/// A lab's scenarios and points, visible and hidden apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Counts {
+    /// Visible scenarios and their points.
+    pub visible: (usize, u32),
+    /// Hidden scenarios and their points (counted from the edition when they are not
+    /// here).
+    pub hidden: (usize, u32),
+    /// How many hidden scenarios the list shows (0 in a student edition).
+    pub hidden_listed: usize,
+}
+
+impl Counts {
+    /// The counts of a selection of every scenario of a lab.
+    pub fn of(selection: &grade::Selection) -> Counts {
+        let (visible, listed): (Vec<_>, Vec<_>) = selection
+            .scenarios
+            .iter()
+            .partition(|s| s.visibility == Visibility::Visible);
+        let points = |v: &[&crate::scenario::Scenario]| v.iter().map(|s| s.points).sum::<u32>();
+        let hidden = if listed.is_empty() {
+            (selection.hidden_not_run, selection.hidden_points_not_run)
+        } else {
+            (listed.len(), points(&listed))
+        };
+        Counts {
+            visible: (visible.len(), points(&visible)),
+            hidden,
+            hidden_listed: listed.len(),
+        }
+    }
+
+    /// `42 visible scenarios (179 points) and 7 hidden ones (27 points): 206 points`.
+    pub fn sentence(&self) -> String {
+        let mut text = format!(
+            "{} ({})",
+            quantity(self.visible.0 as u64, "visible scenario"),
+            quantity(self.visible.1, "point")
+        );
+        if self.hidden.0 > 0 || self.hidden.1 > 0 {
+            text.push_str(&format!(
+                " and {} hidden ({})",
+                self.hidden.0,
+                quantity(self.hidden.1, "point")
+            ));
+        }
+        format!(
+            "{text}: {} in all",
+            quantity(self.visible.1 + self.hidden.1, "point")
+        )
+    }
+}
+
+/// Every lab of the kit: name, title, visible and hidden scenarios and their points.
 fn labs(ctx: &mut Ctx<'_>) -> Result<u8, Error> {
     let kit = crate::lab::kit::find(ctx.kit.as_deref())?;
     let mut rows = Vec::new();
     for name in crate::lab::lab_names(&kit)? {
         let lab = crate::lab::Lab::load(&ctx.labs, &kit, &name)?;
         let selection = grade::select(&lab, true, &[])?;
-        rows.push((
-            name,
-            lab.manifest.title.clone(),
-            selection.scenarios.len(),
-            lab.manifest.total_points,
-        ));
+        let counts = Counts::of(&selection);
+        rows.push((name, lab.manifest.title.clone(), counts));
     }
     let width = rows.iter().map(|r| r.0.len()).max().unwrap_or(3).max(3);
     let title_width = rows.iter().map(|r| r.1.len()).max().unwrap_or(5).max(5);
     let mut text = format!(
-        "{:<width$}  {:<title_width$}  {:>9}  {:>6}\n",
-        "lab", "title", "scenarios", "points"
+        "{:<width$}  {:<title_width$}  {:>7} {:>6}  {:>6} {:>6}  {:>5}\n",
+        "lab", "title", "visible", "points", "hidden", "points", "total"
     );
-    for (name, title, scenarios, points) in &rows {
+    for (name, title, c) in &rows {
         text.push_str(&format!(
-            "{name:<width$}  {title:<title_width$}  {scenarios:>9}  {points:>6}\n"
+            "{name:<width$}  {title:<title_width$}  {:>7} {:>6}  {:>6} {:>6}  {:>5}\n",
+            c.visible.0,
+            c.visible.1,
+            c.hidden.0,
+            c.hidden.1,
+            c.visible.1 + c.hidden.1
         ));
     }
     text.push_str("\n`grader list LAB` lists a lab's scenarios; `grader check LAB` grades it.\n");

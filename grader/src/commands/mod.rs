@@ -76,6 +76,7 @@ pub fn run_options(lab: &Lab, args: &RunArgs, backtrace: bool) -> Result<RunOpti
                 settings,
             }),
         confinement: None,
+        album: None,
     })
 }
 

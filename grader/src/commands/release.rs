@@ -1,4 +1,4 @@
-//! `grader release`: write the student edition of the kit.
+//! `grader release`: write the student edition of one lab or several.
 
 use crate::cli::ReleaseArgs;
 use crate::error::Error;
@@ -9,13 +9,31 @@ use super::Ctx;
 
 /// Runs `grader release`.
 pub fn exec(ctx: &mut Ctx<'_>, args: ReleaseArgs) -> Result<u8, Error> {
-    let lab = ctx.lab(&args.lab)?;
-    let released = release::release(&lab, &args.out)?;
-    let (hidden, hidden_points) = released.hidden;
+    let kit = crate::lab::kit::find(ctx.kit.as_deref())?;
+    if crate::lab::edition::is_edition(&kit) {
+        return Err(crate::lab::edition::refusal(
+            "`grader release`",
+            "the reference solutions and the hidden scenarios",
+        ));
+    }
+    let mut labs = Vec::new();
+    for name in &args.labs {
+        if labs
+            .iter()
+            .any(|l: &crate::lab::Lab| &l.manifest.name == name)
+        {
+            return Err(Error::Usage(format!(
+                "{name} is named twice\n  help: name each lab of the edition once"
+            )));
+        }
+        labs.push(ctx.lab(name)?);
+    }
+    let released = release::release(&labs, &args.out, args.hidden)?;
+    let names: Vec<&str> = args.labs.iter().map(String::as_str).collect();
     let _ = writeln!(
         ctx.err,
         "wrote the student edition of {} to {}: {}",
-        lab.manifest.name,
+        names.join(", "),
         args.out.display(),
         grader_lab::quantity(released.files as u64, "file")
     );
@@ -27,19 +45,27 @@ pub fn exec(ctx: &mut Ctx<'_>, args: ReleaseArgs) -> Result<u8, Error> {
         );
     }
     let _ = writeln!(ctx.err, "  left out: {}", released.left_out.join(", "));
-    if hidden > 0 {
+    for (lab, hidden, hidden_points) in &released.hidden {
+        if *hidden == 0 {
+            continue;
+        }
+        let where_ = if args.hidden {
+            "are in the edition (--hidden): give it to the grading platform only, never to students"
+        } else {
+            "will run only when submissions are graded"
+        };
         let _ = writeln!(
             ctx.err,
-            "  {} ({}) will run only when submissions are graded",
-            grader_lab::quantity(hidden as u64, "hidden scenario"),
-            grader_lab::quantity(hidden_points, "point")
+            "  {lab}: {} ({}) {where_}",
+            grader_lab::quantity(*hidden as u64, "hidden scenario"),
+            grader_lab::quantity(*hidden_points, "point")
         );
     }
     let _ = writeln!(
         ctx.err,
         "  next: cd {} && cargo run -p grader -- check {}",
         args.out.display(),
-        lab.manifest.name
+        names[0]
     );
     Ok(exit::PASSED)
 }

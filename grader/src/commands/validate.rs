@@ -4,8 +4,9 @@
 //! mutant file, or a folder of either, or a lab's alternatives folder or one alternative
 //! in it; no argument means every lab of the kit. Problems go to standard error as
 //! `file:line:column: what is wrong`, each followed by a `help:` line when the fix is
-//! clear, then one summary line per argument. The exit status is 0 when everything is
-//! valid and 2 otherwise.
+//! clear; one summary line per argument goes to standard output, and so does what
+//! `--fix` rewrote. A folder is read with its sub-folders. The exit status is 0 when
+//! everything is valid and 2 otherwise.
 
 use std::path::{Path, PathBuf};
 
@@ -16,17 +17,19 @@ use crate::exit;
 use crate::instructor::{alternatives, validation};
 use crate::lab::{Lab, Registry, available_labs};
 
-use super::Ctx;
+use super::{Ctx, written};
 
 /// One thing to check, as worked out from an argument.
 enum Item {
     /// A whole lab.
     Lab(Lab),
-    /// Scenario files of a lab; `shown` is how the argument is named in the summary.
+    /// Scenario files of a lab; `shown` is how the argument is named in the summary,
+    /// `below` how many of the files were found in sub-folders of it.
     Scenarios {
         lab: Lab,
         files: Vec<PathBuf>,
         shown: String,
+        below: usize,
     },
     /// Mutant files of a lab.
     Mutants {
@@ -72,7 +75,9 @@ pub fn exec(ctx: &mut Ctx<'_>, args: ValidateArgs) -> Result<u8, Error> {
         for p in &found {
             let _ = writeln!(ctx.err, "{p}");
         }
-        let _ = writeln!(ctx.err, "{summary}");
+        // The result goes where a person reads results (and a script reads them too);
+        // the problems above are the errors.
+        written(writeln!(ctx.out, "{summary}"))?;
     }
     Ok(if problems == 0 {
         exit::PASSED
@@ -88,11 +93,20 @@ fn check(item: Item) -> Result<(Vec<Diagnostic>, String), Error> {
             let report = validation::lab(&lab)?;
             (report.all_problems(), report.summary())
         }
-        Item::Scenarios { lab, files, shown } => {
+        Item::Scenarios {
+            lab,
+            files,
+            shown,
+            below,
+        } => {
             let (scenarios, problems) = validation::scenario_files(&lab, &files)?;
             let points: u32 = scenarios.iter().map(|s| s.points).sum();
+            let from_below = match below {
+                0 => String::new(),
+                n => format!(" ({n} in sub-folders)"),
+            };
             let what = format!(
-                "{shown}: {} of {}",
+                "{shown}: {}{from_below} of {}",
                 grader_lab::quantity(files.len() as u64, "scenario file"),
                 lab.manifest.name
             );
@@ -140,7 +154,7 @@ fn fix(ctx: &mut Ctx<'_>, item: Item) -> Result<Item, Error> {
     if let Some((path, text)) = &report.handout.fixed {
         std::fs::write(path, text).map_err(|e| Error::io("write", path, e))?;
         let _ = writeln!(
-            ctx.err,
+            ctx.out,
             "{}: rewrote {} from the lab's data ({})",
             lab.manifest.name,
             crate::lab::kit::shown_path(&lab.kit, path).display(),
@@ -213,16 +227,16 @@ fn resolve(ctx: &Ctx<'_>, arg: &Path) -> Result<Item, Error> {
     if let Some(item) = alternatives(ctx, &abs, &shown_arg)? {
         return Ok(item);
     }
-    let files = if abs.is_dir() {
-        let files = validation::json_files(&abs)?;
+    let (files, below) = if abs.is_dir() {
+        let (files, below) = validation::json_files_within(&abs)?;
         if files.is_empty() {
             return Err(Error::Usage(format!(
-                "{shown_arg} holds no .json files\n  help: give scenario files, folders of them, or a lab name"
+                "{shown_arg} holds no .json files, nor do its sub-folders\n  help: give scenario files, folders of them, or a lab name"
             )));
         }
-        files
+        (files, below)
     } else if abs.extension().is_some_and(|x| x == "json") {
-        vec![abs.clone()]
+        (vec![abs.clone()], 0)
     } else {
         return Err(Error::Usage(format!(
             "{shown_arg} is not a .json file\n  help: give scenario files, folders of them, or a lab name"
@@ -250,6 +264,7 @@ fn resolve(ctx: &Ctx<'_>, arg: &Path) -> Result<Item, Error> {
             lab,
             files,
             shown: shown_arg,
+            below,
         }
     })
 }

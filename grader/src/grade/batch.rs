@@ -7,9 +7,10 @@ use std::path::PathBuf;
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError, mpsc};
 
 use super::Selection;
+use super::code_digest;
 use super::gradebook::{
     Batch, CategoryColumn, Gradebook, Progress, Row, error_row, error_row_for, file_names,
-    max_score, write,
+    max_score, scenario_columns, write,
 };
 use crate::build::{self, Built, Subject};
 use crate::error::Error;
@@ -61,7 +62,8 @@ pub fn grade(
                         Err(e) => finish(index, error_row(name, batch, &e)),
                         Ok(Err(rejected)) => {
                             let outcome = Outcome::CouldNotGrade(rejected);
-                            let row = write(batch, name, &files[index], &outcome, clock.elapsed());
+                            let row =
+                                write(batch, name, &files[index], &outcome, clock.elapsed(), None);
                             finish(index, row);
                         }
                         Ok(Ok(mut r)) => {
@@ -103,7 +105,9 @@ pub fn grade(
                                 Some(diagnostics),
                             );
                             let outcome = Outcome::Graded(report);
-                            let row = write(batch, name, &files[index], &outcome, clock.elapsed());
+                            let code = Some(code_digest::digest(&ready.submission.files));
+                            let row =
+                                write(batch, name, &files[index], &outcome, clock.elapsed(), code);
                             finish(index, row);
                         }
                         Ok(Built::Harness(harness)) => pool.add(Open {
@@ -197,6 +201,7 @@ fn book(
         max_score: max_score(selection),
         sandbox,
         categories,
+        scenario_columns: scenario_columns(selection),
         submissions,
     })
 }
@@ -328,6 +333,7 @@ impl Pool {
                         &files[finished.index],
                         &Outcome::Graded(report),
                         finished.clock.elapsed(),
+                        Some(code_digest::digest(&finished.ready.submission.files)),
                     )
                 }
                 Err(e) => error_row(name, batch, &e),

@@ -1,9 +1,14 @@
 //! Grading one crate: build the code under test, run the scenarios, judge, report.
 
 pub mod batch;
+pub mod code_digest;
 pub mod gradebook;
+pub mod gradebook_csv;
+pub mod platforms;
 mod pool;
 pub mod race;
+pub mod regrade;
+pub mod roster;
 mod select;
 pub mod source_scan;
 pub mod submission;
@@ -176,6 +181,10 @@ pub fn not_compiled(selection: &Selection) -> Vec<ScenarioResult> {
             stopped_at: None,
             interleaving: None,
             stuck: false,
+            rule: None,
+            likely_cause: None,
+            pointers: Vec::new(),
+            other_rule: false,
         })
         .collect()
 }
@@ -238,8 +247,15 @@ fn run_plain(
         crate::sandbox::of(subject),
     )?;
     let shown = |p: &str| subject.shown(p);
-    let result = judge::judge(scenario, &run, &shown, opts.timeout_ms);
-    Ok(explain_limits(result, &run, limits))
+    let result = explain_limits(
+        judge::judge(scenario, &run, &shown, opts.timeout_ms),
+        &run,
+        limits,
+    );
+    if let Some(album) = &opts.album {
+        album.keep(&subject.label, scenario, &run, &result);
+    }
+    Ok(result)
 }
 
 /// Puts the results together with per-category totals.
@@ -265,6 +281,11 @@ pub fn assemble(
             })
         })
         .collect();
+    let mut scenarios = scenarios;
+    let start_here = judge::lead::lead(&scenarios, &selection.scenarios);
+    if let Some(lead) = &start_here {
+        judge::lead::side_effects(&mut scenarios, &selection.scenarios, lead);
+    }
     Report {
         schema_version: SCHEMA_VERSION,
         lab: lab.manifest.name.clone(),
@@ -272,7 +293,7 @@ pub fn assemble(
         score: scenarios.iter().map(|s| s.score).sum(),
         max_score: scenarios.iter().map(|s| s.max_score).sum(),
         categories,
-        start_here: judge::lead::lead(&scenarios, &selection.scenarios),
+        start_here,
         scenarios,
         // Points of hidden scenarios whose files are not here: their number is unknown.
         hidden_not_run: (selection.hidden_not_run > 0 || selection.hidden_points_not_run == 0)

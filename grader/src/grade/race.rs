@@ -98,15 +98,27 @@ pub fn run_one(
         lab,
         timeout_ms,
         shown: &shown,
+        replay: opts.schedule,
     };
     let mut judged = judge_race(&context, &run);
+    let mut told = None;
     if let Some(index) = judged.untold {
         // An expectation failed on a schedule written without its story: run exactly that
         // schedule again to tell it.
         let again = explore(Some(index))?;
         judged = judge_race(&context, &again);
+        told = Some(again);
     }
-    Ok(explain_limits(judged.result, &run, limits))
+    let result = explain_limits(judged.result, &run, limits);
+    if let Some(album) = &opts.album {
+        album.keep_race(
+            &subject.label,
+            &context,
+            told.as_ref().unwrap_or(&run),
+            &result,
+        );
+    }
+    Ok(result)
 }
 
 /// The result of a race scenario for code the runtime cannot run.
@@ -132,5 +144,9 @@ fn cannot_map(scenario: &Scenario, problems: &[String]) -> ScenarioResult {
         stopped_at: None,
         interleaving: None,
         stuck: false,
+        rule: None,
+        likely_cause: None,
+        pointers: Vec::new(),
+        other_rule: false,
     }
 }

@@ -67,6 +67,12 @@ pub fn select(lab: &Lab, with_hidden: bool, only: &[String]) -> Result<Selection
     } else {
         let visible: u32 = scenarios.iter().map(|s| s.points).sum();
         hidden_points_not_run = lab.manifest.total_points.saturating_sub(visible);
+        // A student edition counts the hidden scenarios it does not ship.
+        if let Some(known) = crate::lab::edition::Edition::load(&lab.kit)?
+            .and_then(|e| e.lab(&lab.manifest.name).cloned())
+        {
+            hidden_not_run = known.hidden_scenarios;
+        }
     }
     let problems = crate::scenario::validate::check_set(&scenarios);
     if !problems.is_empty() {

@@ -63,12 +63,12 @@ mod tests {
             label: "t".into(),
             crate_dir: dir.path().to_path_buf(),
             package: "t".into(),
-            shown_dir: PathBuf::from("crates/relay_base"),
+            shown_dir: PathBuf::from("crates/student"),
             confined: None,
         };
         let w = scan(&subject, &["src/breaker.rs".into()], "use the clock");
         assert_eq!(w.len(), 1, "{w:?}");
-        assert_eq!(w[0].location, "crates/relay_base/src/breaker.rs:3");
+        assert_eq!(w[0].location, "crates/student/src/breaker.rs:3");
         assert!(w[0].message.ends_with("so use the clock"), "{w:?}");
     }
 
@@ -86,12 +86,12 @@ mod tests {
             label: "t".into(),
             crate_dir: dir.path().to_path_buf(),
             package: "t".into(),
-            shown_dir: PathBuf::from("crates/quote_client"),
+            shown_dir: PathBuf::from("crates/student"),
             confined: None,
         };
         let w = scan(&subject, &["src/bulkhead.rs".into()], "wait on the clock");
         assert_eq!(w.len(), 1, "{w:?}");
-        assert_eq!(w[0].location, "crates/quote_client/src/bulkhead.rs:2");
+        assert_eq!(w[0].location, "crates/student/src/bulkhead.rs:2");
         assert!(
             w[0].message
                 .starts_with("`wait_timeout` waits in real time"),

@@ -9,8 +9,8 @@
 //! Where the files are looked for depends on what the folder holds, decided once for the
 //! whole folder:
 //!
-//! 1. it holds the student crate's folder (`crates/relay_base`): it is a copy of the kit,
-//!    and the files are `DIR/crates/relay_base/src/breaker.rs`, ...;
+//! 1. it holds the student crate's folder (`crates/<student crate>`): it is a copy of the kit,
+//!    and the files are `DIR/crates/<student crate>/src/breaker.rs`, ...;
 //! 2. else it holds `src/`: it is the student crate itself, and the files are
 //!    `DIR/src/breaker.rs`, ...;
 //! 3. else the files lie directly in it: `DIR/breaker.rs`, ...

@@ -16,7 +16,7 @@ use crate::report::provenance::Provenance;
 
 /// The submission as a crate to build: the kit's pristine student crate with the declared
 /// files replaced, under the work folder, never inside the submission. Compiler messages
-/// name the files as the kit does (`crates/relay_base/src/breaker.rs`).
+/// name the files as the kit does (`crates/<student crate>/src/breaker.rs`).
 pub fn subject(lab: &Lab, work: &Path, submission: &Submission) -> Result<Subject, Error> {
     let key = key(&submission.files);
     let label = format!("submission {}", submission.given.display());
@@ -147,7 +147,7 @@ pub fn grade(
     Ok(Outcome::Graded(results))
 }
 
-/// `text` with each graded file's place in the kit (`crates/relay_base/src/breaker.rs`)
+/// `text` with each graded file's place in the kit (`crates/<student crate>/src/breaker.rs`)
 /// replaced by where the submission had it (`breaker.rs` in a folder of files,
 /// `lab4/src/breaker.rs` in a wrapped folder), so that a student reads their own paths.
 pub fn as_submitted(text: &str, lab: &Lab, submission: &Submission) -> String {

@@ -13,7 +13,9 @@
 //!   points` without a count; `lab total of T`;
 //! - the grader's own report lines in examples: `Total: S/M points, P of N scenarios
 //!   passed` (M and N must be the visible points and scenarios: examples show whole
-//!   runs), and a category's line, `Title   S/M` (M its visible points).
+//!   runs), a category's line, `Title   S/M` (M its visible points), and the skeleton's
+//!   `N scenarios stopped at todo!()` (N the visible scenarios: on the skeleton, every
+//!   one stops at the first `todo!()`).
 //!
 //! A student edition has no hidden scenarios to count: there, only their points (the
 //! lab's total less the visible points) are checked.
@@ -327,6 +329,22 @@ fn numbers(text: &str, facts: &Facts) -> Vec<Stale> {
                 }
             }
         }
+        // The skeleton's report, `N scenarios stopped at todo!()`: every visible
+        // scenario stops at the first `todo!()` the grader meets.
+        let skeleton_line = is(at(i + 1), &["scenarios", "scenario"])
+            && is(at(i + 2), &["stopped"])
+            && is(at(i + 3), &["at"])
+            && is(at(i + 4), &["todo"]);
+        if skeleton_line {
+            if let (Some(n), Some(w)) = (number(at(i)), at(i)) {
+                stale.extend(expect(
+                    w,
+                    n,
+                    facts.visible,
+                    "scenarios stopped at the skeleton's todo!()",
+                ));
+            }
+        }
         // `lab total of T`.
         if is(at(i), &["lab"]) && is(at(i + 1), &["total"]) && is(at(i + 2), &["of"]) {
             if let (Some(t), Some(w)) = (number(at(i + 3)), at(i + 3)) {
@@ -441,6 +459,26 @@ Total: 0/16 points, 0 of 4 scenarios passed
         assert!(stale(&fixed, &facts(true)).is_empty(), "{fixed}");
         assert!(fixed.contains("| **Total (visible)** | **5** | **20** | |\n<!-- grader: end -->"));
         assert!(fixed.contains("Total: 0/20 points, 0 of 5 scenarios passed"));
+    }
+
+    #[test]
+    fn the_skeletons_count_of_todo_stops_is_every_visible_scenario() {
+        let text = "Start here:\n  43 scenarios stopped at todo!() at src/gateway.rs:43:9: build it\n  2 scenarios stopped at a panic at src/x.rs:1:1\n";
+        let found = stale(text, &facts(true));
+        let messages: Vec<&str> = found.iter().map(|s| s.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            ["the handout says 43 scenarios stopped at the skeleton's todo!(), but the lab has 5"]
+        );
+        let fixed = fixed(text, &found);
+        assert!(
+            fixed.contains("  5 scenarios stopped at todo!() at"),
+            "{fixed}"
+        );
+        assert!(
+            fixed.contains("  2 scenarios stopped at a panic"),
+            "{fixed}"
+        );
     }
 
     #[test]

@@ -7,6 +7,8 @@ pub mod alternatives;
 pub mod audit;
 pub mod cargo_files;
 mod edition_check;
+pub mod edition_lints;
+pub mod edition_members;
 mod edition_readme;
 pub mod handout;
 pub mod mutant_checks;

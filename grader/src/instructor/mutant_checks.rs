@@ -114,6 +114,21 @@ pub fn mutant(
             );
         }
     }
+    if let Some(rule) = m.rule.as_deref().filter(|r| lab.rules.get(r).is_none()) {
+        let ids = lab.rules.ids();
+        let help = match did_you_mean(rule, ids.iter().copied()) {
+            Some(close) => format!("did you mean `{close}`?"),
+            None if ids.is_empty() => {
+                format!("{} has no rules.json: remove \"rule\"", lab.manifest.name)
+            }
+            None => format!(
+                "the lab's rules are in labs/{}/rules.json",
+                lab.manifest.name
+            ),
+        };
+        problems
+            .push(Diagnostic::at(&shown, top("rule"), format!("unknown rule `{rule}`")).help(help));
+    }
     problems.extend(caught_once_problems(&m, &text, &shown));
     problems.extend(edit_problems(lab, &m, &text, &shown));
     (Some(m.name), problems)

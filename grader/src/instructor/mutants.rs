@@ -29,6 +29,10 @@ pub struct Mutant {
     pub title: String,
     /// The mistake it stands for, and why it matters.
     pub mistake: String,
+    /// The lab's rule it breaks (an id of `rules.json`), which its report's "Start here"
+    /// must name. Without it, the rule of the first scenario in `caught_by`.
+    #[serde(default)]
+    pub rule: Option<String>,
     /// Scenarios that must fail on it.
     pub caught_by: Vec<String>,
     /// Why it is enough that one scenario catches it. Without this, the audit fails

@@ -1,41 +1,44 @@
-//! The student edition of a kit: what `grader release` writes.
+//! A student edition of a kit: what `grader release` writes, for one lab or several
+//! (`grader release lab4 lab5`, for a course that hands out both).
 //!
 //! The edition is built from an allowlist, never by deleting from a copy, so a folder
 //! added to the kit later (notes, exams, a second solution) stays out until someone
 //! decides it belongs in. What goes in:
 //!
-//! - the root files a build needs or a student reads ([`ROOT_FILES`]), with `Cargo.toml`'s
-//!   workspace members and `Cargo.lock` rewritten to leave the solutions out, and the CI
-//!   files a student repository runs ([`CI_PARTS`]);
-//! - every workspace member that is not a lab's reference solution: its `Cargo.toml`,
-//!   `build.rs`, `README.md` and `src/`; the lab's student crate whole;
-//! - from the lab folder: `lab.json`, `README.md`, the scenario schema, `scenarios/` and
-//!   the rehearsal script.
+//! - the workspace members its labs need ([`super::edition_members`]): the grader, each
+//!   lab's own crates and student crate, and what they depend on; their `Cargo.toml`,
+//!   `build.rs`, `README.md` and `src/`, the student crates whole;
+//! - from each lab's folder: `lab.json`, `README.md`, its `clippy.toml`, the scenario
+//!   schema, the rules and their hints (`rules.json`), `scenarios/` and the rehearsal
+//!   script (and `hidden/`, only for a grading image's edition: `--hidden`);
+//! - the root files a build needs ([`ROOT_FILES`]) and the CI files a student repository
+//!   runs ([`CI_PARTS`]);
+//! - files written for the edition ([`made`]): `Cargo.toml`, `Cargo.lock`, the grader's
+//!   manifest and its registration of labs without the labs left out; `clippy.toml`,
+//!   the GitHub workflow and the README in the words of its labs; and `edition.json`.
 //!
-//! So the reference solution, `hidden/`, `mutants/`, `alternatives/` (correct solutions
-//! written differently from the reference), the instructors' documentation and the
-//! grader's own test suite (which grades all of those) stay out.
-//! Before writing, the lab must validate; after writing, the edition is checked again:
-//! its lab must validate, no file may be a copy of a solution file, and no file may name a
-//! hidden scenario.
+//! So the reference solutions, `hidden/`, `mutants/`, `alternatives/`, other labs'
+//! crates and handouts, the instructors' documentation (`ARCHITECTURE.md`, `docs/`) and
+//! the grader's own test suite stay out. Before writing, each lab must validate; after
+//! writing, the edition is checked again ([`super::edition_check`]).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use super::cargo_files::{package_name, rewrite_lock, rewrite_manifest, workspace_members};
+use super::cargo_files::{
+    drop_dependencies, drop_registrations, prune_lock, rewrite_lock, rewrite_manifest,
+    workspace_members,
+};
 use super::edition_check::{check_edition, entries, solution_crates};
-use super::edition_readme;
+use super::edition_members::{self, Members, Wanted};
+use super::edition_readme::{self, LabFacts};
 use crate::error::Error;
 use crate::instructor::validation;
 use crate::lab::Lab;
+use crate::lab::edition::{Edition, EditionLab};
 
-/// Files of the kit root that go into the edition when they exist.
+/// Files of the kit root that go into the edition when they exist, as they are.
 pub const ROOT_FILES: &[&str] = &[
-    "Cargo.toml",
-    "Cargo.lock",
-    "README.md",
-    "ARCHITECTURE.md",
-    "clippy.toml",
     "rustfmt.toml",
     ".rustfmt.toml",
     "rust-toolchain",
@@ -51,6 +54,9 @@ pub const ROOT_FILES: &[&str] = &[
 /// repository checks out the student edition and runs its grading script.
 pub const CI_PARTS: &[&str] = &["ci/github"];
 
+/// The GitHub workflow, whose matrix of labs the edition writes for its own.
+pub const WORKFLOW: &str = "ci/github/grade.yml";
+
 /// Files and folders of a workspace member that go into the edition when they exist.
 pub const MEMBER_PARTS: &[&str] = &["Cargo.toml", "build.rs", "README.md", "src"];
 
@@ -58,7 +64,9 @@ pub const MEMBER_PARTS: &[&str] = &["Cargo.toml", "build.rs", "README.md", "src"
 pub const LAB_PARTS: &[&str] = &[
     "lab.json",
     "README.md",
+    super::edition_lints::FILE_NAME,
     crate::scenario::schema::FILE_NAME,
+    crate::lab::rules::FILE_NAME,
     "scenarios",
     crate::rehearse::script::FILE_NAME,
 ];
@@ -72,16 +80,28 @@ pub struct Released {
     pub left_out: Vec<String>,
     /// Workspace members dropped from `Cargo.toml`.
     pub dropped_members: Vec<String>,
-    /// Hidden scenarios left out, and their points.
-    pub hidden: (usize, u32),
+    /// Each lab's hidden scenarios and their points (left out, or carried with
+    /// `--hidden`).
+    pub hidden: Vec<(String, usize, u32)>,
 }
 
-/// Writes the student edition of `lab` to `out`, which must not exist or be empty.
-pub fn release(lab: &Lab, out: &Path) -> Result<Released, Error> {
-    let report = validation::lab(lab)?;
-    let problems = report.all_problems();
-    if !problems.is_empty() {
-        return Err(validation::refusal(&problems, "released"));
+/// Writes the student edition of `labs` (one or more, of one kit) to `out`, which must not
+/// exist or be empty; with `hidden`, each lab's hidden scenarios go in too (for a grading
+/// image, never for students).
+pub fn release(labs: &[Lab], out: &Path, hidden: bool) -> Result<Released, Error> {
+    if labs.is_empty() {
+        return Err(Error::Usage(
+            "name the lab to release, or several: grader release LAB... --out DIR".into(),
+        ));
+    }
+    let mut reports = Vec::new();
+    for lab in labs {
+        let report = validation::lab(lab)?;
+        let problems = report.all_problems();
+        if !problems.is_empty() {
+            return Err(validation::refusal(&problems, "released"));
+        }
+        reports.push(report);
     }
     if out.exists() {
         let empty = std::fs::read_dir(out)
@@ -97,7 +117,10 @@ pub fn release(lab: &Lab, out: &Path) -> Result<Released, Error> {
     }
     let created = !out.exists();
     std::fs::create_dir_all(out).map_err(|e| Error::io("create", out, e))?;
-    let result = write(lab, out, &report);
+    let checks = reports
+        .iter()
+        .any(|r| r.counts.mutants + r.counts.alternatives > 0);
+    let result = write(labs, out, hidden, checks);
     if result.is_err() {
         // Leave nothing half-written behind.
         if created {
@@ -116,28 +139,46 @@ pub fn release(lab: &Lab, out: &Path) -> Result<Released, Error> {
     result
 }
 
-fn write(lab: &Lab, out: &Path, report: &validation::LabReport) -> Result<Released, Error> {
-    let kit = &lab.kit;
+fn write(labs: &[Lab], out: &Path, hidden: bool, checks: bool) -> Result<Released, Error> {
+    let kit = &labs[0].kit;
     let manifest_text = read(&kit.join("Cargo.toml"))?;
     let members = workspace_members(&manifest_text);
-    let solutions = solution_crates(&lab.labs, kit)?;
-    let (kept, dropped): (Vec<String>, Vec<String>) = members
-        .into_iter()
-        .partition(|m| !is_solution(m, &solutions));
+    let packages = edition_members::packages(kit)?;
+    let all_labs = crate::lab::lab_names(kit)?;
+    let solutions = solution_crates(&labs[0].labs, kit)?;
+    let wanted: Vec<Wanted> = labs.iter().map(Wanted::of).collect();
+    let chosen = edition_members::select(
+        &packages,
+        &members,
+        &wanted,
+        &all_labs,
+        env!("CARGO_PKG_NAME"),
+        &solutions,
+    )?;
     // Every kit path to copy, relative to the kit.
     let mut sources: Vec<PathBuf> = ROOT_FILES
         .iter()
-        .filter(|name| !matches!(**name, "Cargo.toml" | "Cargo.lock" | "README.md"))
         .chain(CI_PARTS)
         .map(PathBuf::from)
         .collect();
-    for member in &kept {
-        sources.extend(MEMBER_PARTS.iter().map(|part| Path::new(member).join(part)));
+    for member in &chosen.kept {
+        sources.extend(
+            MEMBER_PARTS
+                .iter()
+                .map(|part| Path::new(&member.dir).join(part)),
+        );
     }
-    sources.push(PathBuf::from(&lab.manifest.student_crate));
-    let lab_rel = Path::new("labs").join(&lab.manifest.name);
-    sources.extend(LAB_PARTS.iter().map(|part| lab_rel.join(part)));
+    for lab in labs {
+        sources.push(PathBuf::from(&lab.manifest.student_crate));
+        let lab_rel = Path::new("labs").join(&lab.manifest.name);
+        sources.extend(LAB_PARTS.iter().map(|part| lab_rel.join(part)));
+        if hidden {
+            sources.push(lab_rel.join("hidden"));
+        }
+    }
     sources.retain(|rel| kit.join(rel).exists());
+    sources.sort();
+    sources.dedup();
     let out_abs = out.canonicalize().map_err(|e| Error::io("open", out, e))?;
     if let Some(inside) = sources
         .iter()
@@ -147,7 +188,7 @@ fn write(lab: &Lab, out: &Path, report: &validation::LabReport) -> Result<Releas
             "{} is inside {}, which the student edition copies\n  help: write the edition outside the kit, such as ../{}-student",
             out.display(),
             inside.display(),
-            lab.manifest.name
+            labs[0].manifest.name
         )));
     }
     let mut files = 0;
@@ -155,53 +196,182 @@ fn write(lab: &Lab, out: &Path, report: &validation::LabReport) -> Result<Releas
         files += copy_tree(&kit.join(rel), &out.join(rel))?;
     }
     let mut copied: BTreeSet<PathBuf> = sources.into_iter().collect();
-    // The rewritten files.
-    let rewritten = rewrite_manifest(&manifest_text, &dropped)?;
-    put(&out.join("Cargo.toml"), &rewritten)?;
-    files += 1;
-    let dropped_packages: Vec<String> = dropped
-        .iter()
-        .filter_map(|m| std::fs::read_to_string(kit.join(m).join("Cargo.toml")).ok())
-        .filter_map(|t| package_name(&t))
-        .collect();
-    if let Ok(lock) = std::fs::read_to_string(kit.join("Cargo.lock")) {
-        put(
-            &out.join("Cargo.lock"),
-            &rewrite_lock(&lock, &dropped_packages),
-        )?;
-        files += 1;
+    let mut facts = Vec::new();
+    let mut hidden_counts = Vec::new();
+    for lab in labs {
+        let scenario_files = lab.scenario_files()?;
+        let visible = validation::load_scenarios(lab, &scenario_files.visible).scenarios;
+        let hidden_scenarios = validation::load_scenarios(lab, &scenario_files.hidden).scenarios;
+        let hidden_points: u32 = hidden_scenarios.iter().map(|s| s.points).sum();
+        hidden_counts.push((
+            lab.manifest.name.clone(),
+            hidden_scenarios.len(),
+            hidden_points,
+        ));
+        facts.push(LabFacts {
+            lab,
+            visible: (visible.len(), visible.iter().map(|s| s.points).sum()),
+            hidden: (hidden_scenarios.len(), hidden_points),
+            rehearsal: lab.dir.join(crate::rehearse::script::FILE_NAME).is_file(),
+        });
     }
-    let hidden: Vec<_> = validation::load_scenarios(lab, &lab.scenario_files()?.hidden).scenarios;
-    let hidden_points: u32 = hidden.iter().map(|s| s.points).sum();
-    let readme = std::fs::read_to_string(kit.join("README.md")).unwrap_or_default();
-    let readme = edition_readme::for_students(&readme)?;
-    let note = edition_readme::note(
-        lab,
-        hidden.len(),
-        hidden_points,
-        report.counts.mutants + report.counts.alternatives,
-    );
-    put(
-        &out.join("README.md"),
-        &format!(
-            "{}{}{note}",
-            readme,
-            if readme.is_empty() { "" } else { "\n" }
-        ),
-    )?;
-    files += 1;
-    for extra in ["Cargo.toml", "Cargo.lock", "README.md"] {
-        copied.insert(PathBuf::from(extra));
+    for (rel, text) in made(labs, kit, &manifest_text, &chosen, &facts, hidden, checks)? {
+        put(&out.join(&rel), &text)?;
+        files += 1;
+        copied.insert(rel);
     }
     let mut left_out = Vec::new();
     list_left_out(kit, Path::new(""), &copied, &mut left_out)?;
-    check_edition(lab, out, &hidden)?;
+    let mut hidden_names = Vec::new();
+    for lab in labs {
+        hidden_names.extend(
+            validation::load_scenarios(lab, &lab.scenario_files()?.hidden)
+                .scenarios
+                .into_iter()
+                .map(|s| (lab.manifest.name.clone(), s.name)),
+        );
+    }
+    check_edition(labs, out, &hidden_names, &chosen, &all_labs)?;
     Ok(Released {
         files,
         left_out,
-        dropped_members: dropped,
-        hidden: (hidden.len(), hidden_points),
+        dropped_members: chosen.dropped_dirs(),
+        hidden: hidden_counts,
     })
+}
+
+/// The files written for the edition rather than copied, relative to it, with their text:
+/// the manifests and lock file without what the edition leaves out, the lints, workflow
+/// and README in the words of its labs, and `edition.json`. A file made when an edition
+/// is written (scenarios generated for it, say) belongs here.
+fn made(
+    labs: &[Lab],
+    kit: &Path,
+    manifest_text: &str,
+    chosen: &Members,
+    facts: &[LabFacts<'_>],
+    hidden: bool,
+    checks: bool,
+) -> Result<Vec<(PathBuf, String)>, Error> {
+    let mut made = Vec::new();
+    let dropped_dirs = chosen.dropped_dirs();
+    let dropped_names = chosen.dropped_names();
+    made.push((
+        PathBuf::from("Cargo.toml"),
+        rewrite_manifest(manifest_text, &dropped_dirs)?,
+    ));
+    if let Ok(lock) = std::fs::read_to_string(kit.join("Cargo.lock")) {
+        let kept: Vec<String> = chosen.kept.iter().map(|p| p.name.clone()).collect();
+        made.push((
+            PathBuf::from("Cargo.lock"),
+            prune_lock(&rewrite_lock(&lock, &dropped_names), &kept),
+        ));
+    }
+    // The grader, without the labs left out: its dependencies and its registration.
+    if let Some(grader) = chosen
+        .kept
+        .iter()
+        .find(|p| p.name == env!("CARGO_PKG_NAME"))
+    {
+        let manifest = Path::new(&grader.dir).join("Cargo.toml");
+        made.push((
+            manifest.clone(),
+            drop_dependencies(&read(&kit.join(&manifest))?, &dropped_names),
+        ));
+        let registration = Path::new(&grader.dir).join("src/labs.rs");
+        if kit.join(&registration).is_file() {
+            let text = drop_registrations(&read(&kit.join(&registration))?, &dropped_names);
+            made.push((registration, text));
+        }
+    }
+    let names: Vec<String> = labs.iter().map(|l| l.manifest.name.clone()).collect();
+    // The lints in the labs' words; the kit's own when no lab has words of its own.
+    let lints = match super::edition_lints::join(kit, &names)? {
+        Some(text) => Some(text),
+        None => std::fs::read_to_string(kit.join(super::edition_lints::FILE_NAME)).ok(),
+    };
+    if let Some(text) = lints {
+        made.push((PathBuf::from(super::edition_lints::FILE_NAME), text));
+    }
+    if kit.join(WORKFLOW).is_file() {
+        made.push((
+            PathBuf::from(WORKFLOW),
+            workflow_for(&read(&kit.join(WORKFLOW))?, &names)?,
+        ));
+    }
+    let described: Vec<(edition_members::Package, String)> = chosen
+        .kept
+        .iter()
+        .map(|p| {
+            let text =
+                std::fs::read_to_string(kit.join(&p.dir).join("Cargo.toml")).unwrap_or_default();
+            (p.clone(), description(&text))
+        })
+        .collect();
+    let kit_readme = std::fs::read_to_string(kit.join("README.md")).unwrap_or_default();
+    let readme = edition_readme::write(&kit_readme, facts, &described)?;
+    made.push((
+        PathBuf::from("README.md"),
+        format!("{readme}{}", edition_readme::note(facts, checks)),
+    ));
+    let edition = Edition {
+        format_version: crate::lab::edition::FORMAT_VERSION,
+        written_by: format!(
+            "grader release {}{}",
+            names.join(" "),
+            if hidden { " --hidden" } else { "" }
+        ),
+        labs: facts
+            .iter()
+            .map(|f| EditionLab {
+                name: f.lab.manifest.name.clone(),
+                hidden_scenarios: f.hidden.0,
+                hidden_points: f.hidden.1,
+                hidden_included: hidden,
+            })
+            .collect(),
+    };
+    let json = serde_json::to_string_pretty(&edition)
+        .map_err(|e| Error::Usage(format!("cannot write edition.json: {e}")))?;
+    made.push((
+        PathBuf::from(crate::lab::edition::FILE_NAME),
+        format!("{json}\n"),
+    ));
+    Ok(made)
+}
+
+/// The workflow with its matrix of labs (the line `lab: [...]`) set to `labs`.
+pub fn workflow_for(workflow: &str, labs: &[String]) -> Result<String, Error> {
+    let mut found = false;
+    let text: String = workflow
+        .split_inclusive('\n')
+        .map(|line| {
+            let t = line.trim_start();
+            if t.starts_with("lab: [") && !found {
+                found = true;
+                let indent = &line[..line.len() - t.len()];
+                format!("{indent}lab: [{}]\n", labs.join(", "))
+            } else {
+                line.to_owned()
+            }
+        })
+        .collect();
+    if !found {
+        return Err(Error::Usage(format!(
+            "{WORKFLOW} has no `lab: [...]` line in its matrix, so the edition's workflow cannot name its labs\n  help: restore the kit's {WORKFLOW}"
+        )));
+    }
+    Ok(text)
+}
+
+/// The `description` of a package manifest, or nothing.
+fn description(manifest: &str) -> String {
+    manifest
+        .lines()
+        .find_map(|l| l.strip_prefix("description = \""))
+        .and_then(|rest| rest.strip_suffix('"'))
+        .unwrap_or("")
+        .to_owned()
 }
 
 /// The entries of the kit (top level, and inside a copied folder's parents) that were not
@@ -232,11 +402,6 @@ fn list_left_out(
         }
     }
     Ok(())
-}
-
-fn is_solution(member: &str, solutions: &[String]) -> bool {
-    let m = Path::new(member);
-    m.starts_with("solutions") || solutions.iter().any(|s| m.starts_with(s))
 }
 
 fn read(path: &Path) -> Result<String, Error> {

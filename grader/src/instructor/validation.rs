@@ -121,6 +121,34 @@ pub fn refusal(problems: &[Diagnostic], done: &str) -> crate::error::Error {
 
 pub use crate::lab::files::json_files;
 
+/// The `*.json` files in `dir` and in every folder below it (dot-folders and `target`
+/// left out), sorted, and how many of them sit in a sub-folder: `grader validate FOLDER`
+/// reads them all, and its summary says how many came from below.
+pub fn json_files_within(dir: &std::path::Path) -> Result<(Vec<PathBuf>, usize), Error> {
+    let mut files = json_files(dir)?;
+    let top = files.len();
+    let entries = std::fs::read_dir(dir).map_err(|e| Error::io("read the folder", dir, e))?;
+    let mut folders = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io("read the folder", dir, e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let kind = entry
+            .file_type()
+            .map_err(|e| Error::io("read", &entry.path(), e))?;
+        // A link to a folder is not followed: it could lead back up.
+        if kind.is_dir() && !name.starts_with('.') && name != "target" {
+            folders.push(entry.path());
+        }
+    }
+    folders.sort();
+    for folder in folders {
+        files.extend(json_files_within(&folder)?.0);
+    }
+    let below = files.len() - top;
+    files.sort();
+    Ok((files, below))
+}
+
 /// Scenario files read from disk: the ones that parsed and passed their own checks, the
 /// names of every file (from the name inside, or the file name when it did not parse),
 /// and the problems.
@@ -308,6 +336,7 @@ fn manifest_problems(lab: &Lab) -> Vec<Diagnostic> {
             );
         }
     }
+    let noun = lab.plugin.target_noun();
     let mut seen = BTreeSet::new();
     for t in &m.targets {
         if !seen.insert(t.name.as_str()) {
@@ -315,9 +344,9 @@ fn manifest_problems(lab: &Lab) -> Vec<Diagnostic> {
                 Diagnostic::at(
                     &shown,
                     at(&format!("\"{}\"", t.name), 1),
-                    format!("the target `{}` is listed twice", t.name),
+                    format!("the {noun} `{}` is listed twice", t.name),
                 )
-                .help("give every target its own name"),
+                .help(format!("give every {noun} its own name")),
             );
         }
         let place = at(&format!("\"{}\"", t.name), 0);
@@ -328,20 +357,34 @@ fn manifest_problems(lab: &Lab) -> Vec<Diagnostic> {
                     problems.push(Diagnostic::at(
                         &shown,
                         place,
-                        format!("the target `{}`: {message}", t.name),
+                        format!("the {noun} `{}`: {message}", t.name),
                     ));
                 }
             }
-            Err(e) => problems.push(Diagnostic::at(
-                &shown,
-                place,
-                format!(
-                    "the settings of the target `{}` are not {}'s: {}",
-                    t.name,
-                    m.name,
-                    crate::diagnostic::describe_json_error(&e)
-                ),
-            )),
+            Err(e) => {
+                // The one field whose value does not fit, worded as its rule.
+                let culprit = t.settings.iter().find(|(key, _)| {
+                    let mut zero = t.settings.clone();
+                    zero.insert((*key).clone(), serde_json::Value::from(0u64));
+                    lab.plugin
+                        .read_settings(&serde_json::Value::Object(zero))
+                        .is_ok()
+                });
+                let why = match culprit {
+                    Some((key, value)) => {
+                        crate::scenario::settings::value_problem(lab, &t.settings, key, value, &e)
+                    }
+                    None => crate::diagnostic::describe_json_error(&e),
+                };
+                problems.push(Diagnostic::at(
+                    &shown,
+                    place,
+                    format!(
+                        "the settings of the {noun} `{}` are not {}'s: {why}",
+                        t.name, m.name
+                    ),
+                ));
+            }
         }
     }
     let l = &m.limits;

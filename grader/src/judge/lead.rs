@@ -1,88 +1,150 @@
-//! "Start here": what the failures of one grading have in common, and the one place to
+//! "Start here": the rule most failures of one grading point at, and the one place to
 //! look first.
 //!
 //! A mistake in the code under test usually breaks many scenarios the same way: a
 //! breaker that opens one failure late fails every scenario that first opens the
 //! circuit, at the step that checks it, whatever the scenario is about. So the lead is
-//! not the first failure in the rubric's order but the most common way of failing:
+//! not the first failure in the rubric's order but the rule that explains the most
+//! failures (`rules`: each failure points at the rules its scenario says the failing
+//! step checks, and at the rules whose signs match what was seen there):
 //!
 //! 1. requests stuck inside the code under test come first: they stop every scenario
 //!    that meets them, and their hint says what the harness saw (whose lock);
-//! 2. otherwise the failures at a step are grouped by what differed: what was observed
-//!    that was not expected, or else what was expected and not observed, with the
-//!    scenario's target names left out, whatever kind of step it showed at (a request
-//!    that waits on the fake clock ends at the `advance` that wakes it, so the same
-//!    wrong answer shows at a send in one scenario and at an advance in another).
-//!    Deterministic scenarios come before race checks, which fail the same mistakes
-//!    less directly; the largest group wins;
-//! 3. within it, the simplest scenario (the earliest failing step, then fewest steps)
-//!    whose hint applies at the step that failed is the one to look at, and its hint
-//!    goes with the lead. A failure before the steps a scenario's hint is about
-//!    (`hint_from_step`) only sets the scene wrong: when no scenario of the group
-//!    failed where its hint applies, the lead is the simplest one, told as what was
-//!    observed there, without a guess at the cause.
+//!    deterministic scenarios come before race checks, which fail the same mistakes
+//!    less directly;
+//! 2. the rule most failures point at wins; between equals, the one more scenarios name
+//!    for the step that failed (rather than by a sign), then the one whose simplest
+//!    failure is simpler. A failure counts for the first rule its scenario names for the
+//!    step (its `checks` in order, then its own rule) and for every rule whose sign it
+//!    shows, unless every scenario about that rule passed: a rule they show kept is not
+//!    what is broken. A failure no rule explains counts with those that differ the same
+//!    way (what was observed that was not expected, or else what was expected and not
+//!    observed, target names left out), and such a group is told as what was observed,
+//!    with a hint only where the scenario's own applies;
+//! 3. the lead is the simplest failure (the earliest failing step, then fewest steps)
+//!    whose scenario names that rule for its step, else the simplest that points at it.
+//!
+//! Every other failure that points at the lead's rule, in a scenario about another
+//! rule, is most likely a side effect of the same mistake: [`side_effects`] says so.
 //!
 //! Nothing here is about one lab: steps are known by their plug-in's words.
 
-use crate::report::{Lead, ScenarioResult, Status};
+use crate::report::{Cause, Lead, Pointer, ScenarioResult, Status};
 use crate::scenario::Scenario;
 
 /// One failure at a step, as the lead weighs it.
 struct Candidate<'a> {
     result: &'a ScenarioResult,
     scenario: &'a Scenario,
-    /// What differed, with target names left out.
-    symptom: String,
+}
+
+/// How strongly the failures of a pool point at one thing.
+struct Tally<'a> {
+    pointer: Pointer,
+    /// Failures that point at it.
+    members: Vec<&'a Candidate<'a>>,
+    /// Those whose scenario names it for the failing step.
+    named: usize,
 }
 
 /// The lead of a grading, or `None` when nothing failed at a step.
 pub fn lead(results: &[ScenarioResult], scenarios: &[Scenario]) -> Option<Lead> {
     let failed: Vec<Candidate<'_>> = results
         .iter()
-        .filter(|r| r.status == Status::Failed)
+        .filter(|r| r.status == Status::Failed && r.failure.is_some())
         .filter_map(|r| {
             let scenario = scenarios.iter().find(|s| s.name == r.name)?;
-            let failure = r.failure.as_ref()?;
-            let symptom = if r.stuck {
-                "stuck".to_owned()
-            } else {
-                unexpected(&failure.expected, &failure.observed, scenario)
-            };
             Some(Candidate {
                 result: r,
                 scenario,
-                symptom,
             })
         })
         .collect();
     let stuck: Vec<&Candidate<'_>> = failed.iter().filter(|c| c.result.stuck).collect();
     let deterministic: Vec<&Candidate<'_>> = failed.iter().filter(|c| !c.scenario.race).collect();
-    let pool: Vec<&Candidate<'_>> = if !stuck.is_empty() {
+    let mut pool: Vec<&Candidate<'_>> = if !stuck.is_empty() {
         stuck
     } else if !deterministic.is_empty() {
         deterministic
     } else {
         failed.iter().collect()
     };
-    // Groups in the order of their simplest member, so ties go to the simpler one.
-    let mut ordered = pool.clone();
-    ordered.sort_by_key(|c| simplicity(c));
-    let mut groups: Vec<Vec<&Candidate<'_>>> = Vec::new();
-    for c in ordered {
-        match groups.iter_mut().find(|g| g[0].symptom == c.symptom) {
-            Some(g) => g.push(c),
-            None => groups.push(vec![c]),
+    // Simplest first, so that ties go to the simpler (the sort is stable: then the
+    // rubric's order).
+    pool.sort_by_key(|c| simplicity(c));
+    let disproved = disproved(results, scenarios);
+    let mut tallies: Vec<Tally<'_>> = Vec::new();
+    for c in &pool {
+        // A failure counts for the first rule its scenario names for the step (the
+        // step's own, in the order the scenario lists them), and for every rule whose
+        // signs it shows.
+        let first_named = c
+            .result
+            .pointers
+            .iter()
+            .position(|p| matches!(p, Pointer::Rule { named: true, .. }));
+        for (i, p) in c.result.pointers.iter().enumerate() {
+            let named = matches!(p, Pointer::Rule { named: true, .. });
+            if named && Some(i) != first_named {
+                continue;
+            }
+            if matches!(p, Pointer::Rule { id, named: false } if disproved.contains(id)) {
+                continue;
+            }
+            let key = key_of(p);
+            match tallies.iter_mut().find(|t| key_of(&t.pointer) == key) {
+                Some(t) => {
+                    t.members.push(c);
+                    t.named += usize::from(named);
+                }
+                None => tallies.push(Tally {
+                    pointer: p.clone(),
+                    members: vec![c],
+                    named: usize::from(named),
+                }),
+            }
         }
     }
-    // The largest group; the first of equals (its simplest scenario is the simplest).
-    let group = groups.iter().rev().max_by_key(|g| g.len())?;
-    // Its simplest member whose hint applies where it failed; if none, the simplest,
-    // told as what was observed.
-    let first = group
+    // The most members, then the most scenarios naming it; the first of equals (its
+    // simplest member is the simplest).
+    let best = tallies
         .iter()
-        .find(|c| c.result.hint.is_some())
-        .unwrap_or(&group[0]);
+        .rev()
+        .max_by_key(|t| (t.members.len(), t.named))?;
+    let first = match &best.pointer {
+        Pointer::Rule { id, .. } => best
+            .members
+            .iter()
+            .find(|c| {
+                c.result
+                    .pointers
+                    .iter()
+                    .any(|p| matches!(p, Pointer::Rule { id: i, named: true } if i == id))
+            })
+            .unwrap_or(&best.members[0]),
+        // Its simplest member whose hint applies where it failed; if none, the simplest,
+        // told as what was observed.
+        Pointer::Symptom(_) => best
+            .members
+            .iter()
+            .find(|c| c.result.hint.is_some())
+            .unwrap_or(&best.members[0]),
+    };
     let failure = first.result.failure.as_ref()?;
+    let (rule, hint) = match &best.pointer {
+        Pointer::Rule { id, .. } => {
+            let rule = super::rules::rule_ref(first.scenario, id);
+            // The failure's own hint when it is about this rule (a stuck request's or a
+            // race's words are its own); the rule's otherwise.
+            let hint = if first.result.rule.as_ref().is_some_and(|r| &r.id == id) {
+                first.result.hint.clone()
+            } else {
+                first.scenario.rules.get(id).map(|r| r.hint.clone())
+            };
+            (rule, hint)
+        }
+        Pointer::Symptom(_) => (None, first.result.hint.clone()),
+    };
     Some(Lead {
         scenario: first.result.name.clone(),
         step: failure.step,
@@ -91,9 +153,77 @@ pub fn lead(results: &[ScenarioResult], scenarios: &[Scenario]) -> Option<Lead> 
         action: failure.action.clone(),
         expected: failure.expected.clone(),
         observed: failure.observed.clone(),
-        shared_by: group.len(),
-        hint: first.result.hint.clone(),
+        shared_by: best.members.len(),
+        hint,
+        rule,
     })
+}
+
+/// Marks every failure that points at the lead's rule, in a scenario about another rule,
+/// as most likely a side effect of the mistake the lead names: it gets the lead's rule
+/// and hint, and where the lead is.
+pub fn side_effects(results: &mut [ScenarioResult], scenarios: &[Scenario], lead: &Lead) {
+    let Some(rule) = &lead.rule else {
+        return;
+    };
+    for r in results.iter_mut() {
+        if r.status != Status::Failed || r.name == lead.scenario || r.stuck {
+            continue;
+        }
+        let Some(scenario) = scenarios.iter().find(|s| s.name == r.name) else {
+            continue;
+        };
+        let points = r
+            .pointers
+            .iter()
+            .any(|p| matches!(p, Pointer::Rule { id, .. } if *id == rule.id));
+        if !points || scenario.rule.as_deref() == Some(rule.id.as_str()) {
+            continue;
+        }
+        r.likely_cause = Some(Cause {
+            scenario: lead.scenario.clone(),
+            step: lead.step,
+        });
+        if r.hint.is_some() {
+            r.hint = lead
+                .hint
+                .clone()
+                .or_else(|| scenario.rules.get(&rule.id).map(|x| x.hint.clone()));
+        }
+        r.rule = Some(rule.clone());
+        r.other_rule = true;
+    }
+}
+
+/// The rules whose own scenarios all passed (those that ran): a sign that points at one
+/// of them is not believed, since the scenarios about that rule show it kept.
+fn disproved(results: &[ScenarioResult], scenarios: &[Scenario]) -> Vec<String> {
+    let mut kept: Vec<String> = Vec::new();
+    let mut broken: Vec<String> = Vec::new();
+    for r in results {
+        let Some(rule) = scenarios
+            .iter()
+            .find(|s| s.name == r.name)
+            .and_then(|s| s.rule.clone())
+        else {
+            continue;
+        };
+        if r.status == Status::Passed {
+            kept.push(rule);
+        } else {
+            broken.push(rule);
+        }
+    }
+    kept.retain(|r| !broken.contains(r));
+    kept
+}
+
+/// What a tally counts by.
+fn key_of(p: &Pointer) -> String {
+    match p {
+        Pointer::Rule { id, .. } => format!("rule {id}"),
+        Pointer::Symptom(s) => format!("symptom {s}"),
+    }
 }
 
 /// Simpler first: an earlier failing step (fewer steps to read up to the difference),
@@ -103,76 +233,40 @@ fn simplicity(c: &Candidate<'_>) -> (usize, usize) {
     (step, c.scenario.steps.len())
 }
 
-/// What was observed and not expected, or else what was expected and not observed,
-/// with the scenario's target names, counts (`3x`) and repeats left out, so the same
-/// wrong answer reads the same in every scenario whatever else the step expected: a
-/// bulkhead that leaks a slot answers E905 where one scenario expects E500 and another
-/// OK.
-fn unexpected(expected: &str, observed: &str, scenario: &Scenario) -> String {
-    let expected = parts(expected, scenario);
-    let observed = parts(observed, scenario);
-    let minus = |a: &[String], b: &[String]| -> Vec<String> {
-        let mut left = b.to_vec();
-        let mut out: Vec<String> = Vec::new();
-        for p in a {
-            match left.iter().position(|q| q == p) {
-                Some(i) => {
-                    left.remove(i);
-                }
-                None => out.push(p.clone()),
-            }
-        }
-        out.sort();
-        out.dedup();
-        out
-    };
-    let extra = minus(&observed, &expected);
-    if extra.is_empty() {
-        format!("missing {}", minus(&expected, &observed).join(", "))
-    } else {
-        extra.join(", ")
-    }
-}
-
-/// The parts of `text` (split at `, `), each `3x part` as three, with the scenario's
-/// target names left out.
-fn parts(text: &str, scenario: &Scenario) -> Vec<String> {
-    let mut text = text.to_owned();
-    for t in &scenario.targets {
-        text = text.replace(&t.name, "_");
-    }
-    let mut out = Vec::new();
-    for p in text.split(", ").map(str::trim) {
-        match p.split_once("x ") {
-            Some((n, rest)) if !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()) => {
-                let n: usize = n.parse().unwrap_or(1);
-                out.extend(std::iter::repeat_n(rest.to_owned(), n.min(1000)));
-            }
-            _ => out.push(p.to_owned()),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::report::Failure;
 
-    /// A scenario of lab 6 under another name: the lead reads only its name, targets,
-    /// kind (race or not) and number of steps.
+    /// A scenario of a lab under another name: the lead reads only its name, targets,
+    /// kind (race or not), number of steps and rules.
     fn scenario(name: &str, from: &Scenario) -> Scenario {
         Scenario {
             name: name.to_owned(),
+            rule: None,
+            checks: Vec::new(),
+            rules: Default::default(),
             ..from.clone()
         }
     }
 
-    fn lab6_scenario() -> Scenario {
+    /// An ordinary scenario of the kit's first lab (any lab's will do, and a student
+    /// edition holds only some), with steps enough for the failures below.
+    fn a_scenario() -> Scenario {
         let kit = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let lab = crate::lab::Lab::load(&crate::labs::registered(), &kit, "lab6").expect("lab 6");
+        let labs = crate::labs::registered();
+        let name = crate::lab::lab_names(&kit)
+            .expect("the kit's labs")
+            .into_iter()
+            .find(|n| labs.get(n).is_some())
+            .expect("a lab this grader knows");
+        let lab = crate::lab::Lab::load(&labs, &kit, &name).expect("the lab loads");
         let selection = crate::grade::select(&lab, false, &[]).expect("its scenarios");
-        selection.scenarios[0].clone()
+        selection
+            .scenarios
+            .into_iter()
+            .find(|s| !s.race && s.steps.len() >= 5)
+            .expect("a scenario of five steps or more")
     }
 
     /// A failure of `name` at `step` (`action`), with its hint.
@@ -205,12 +299,16 @@ mod tests {
             stopped_at: None,
             interleaving: None,
             stuck: false,
+            rule: None,
+            likely_cause: None,
+            pointers: Vec::new(),
+            other_rule: false,
         }
     }
 
     #[test]
     fn the_same_wrong_answer_at_a_send_and_at_an_advance_is_one_symptom() {
-        let base = lab6_scenario();
+        let base = a_scenario();
         let names = ["sent", "woken", "woken_too", "other", "other_too"];
         let scenarios: Vec<Scenario> = names.iter().map(|n| scenario(n, &base)).collect();
         // Two scenarios fail alike at a send; three see one checkout confirmed without a
@@ -240,9 +338,142 @@ mod tests {
                 "1x confirmed_at_0",
             ),
         ];
+        let results: Vec<ScenarioResult> = results
+            .into_iter()
+            .map(|mut r| {
+                let s = scenarios
+                    .iter()
+                    .find(|s| s.name == r.name)
+                    .expect("its scenario");
+                r.pointers = crate::judge::rules::pointers(s, r.failure.as_ref().expect("failed"));
+                r
+            })
+            .collect();
         let lead = lead(&results, &scenarios).expect("a lead");
+        assert_eq!(lead.rule, None);
         assert_eq!(lead.shared_by, 3);
         assert_eq!(lead.scenario, "sent");
         assert_eq!(lead.hint.as_deref(), Some("the hint of sent"));
+    }
+
+    /// Lab 4's scenarios, with their rules.
+    fn lab4_scenarios() -> Vec<Scenario> {
+        let kit = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let lab = crate::lab::Lab::load(&crate::labs::registered(), &kit, "lab4").expect("lab 4");
+        crate::grade::select(&lab, true, &[])
+            .expect("its scenarios")
+            .scenarios
+    }
+
+    /// `failed`, with what it points at as the judge finds it.
+    fn judged(
+        scenarios: &[Scenario],
+        name: &str,
+        step: usize,
+        expected: &str,
+        observed: &str,
+    ) -> ScenarioResult {
+        let mut r = failed(name, step, "a step", expected, observed);
+        let s = scenarios
+            .iter()
+            .find(|s| s.name == name)
+            .expect("the scenario");
+        r.pointers = crate::judge::rules::pointers(s, r.failure.as_ref().expect("failed"));
+        r.rule = crate::judge::rules::own_rule(s, &r.pointers);
+        r
+    }
+
+    fn passed_result(name: &str) -> ScenarioResult {
+        ScenarioResult {
+            status: Status::Passed,
+            failure: None,
+            hint: None,
+            ..failed(name, 1, "", "", "")
+        }
+    }
+
+    #[test]
+    fn the_rule_most_failures_point_at_wins_over_the_rules_of_their_scenarios() {
+        let scenarios = lab4_scenarios();
+        // The first request after each wait is rejected: a wait on the wrong clock. Each
+        // scenario is about another rule; the lab's sign of the wait's rule is in all.
+        let mut results = vec![
+            judged(
+                &scenarios,
+                "ho_single_trial_under_concurrency",
+                6,
+                "9x E904, 1x held",
+                "10x E904",
+            ),
+            judged(&scenarios, "sm_closed_after_trial_forgets", 6, "OK", "E904"),
+            judged(
+                &scenarios,
+                "ho_trial_handed_back_after_use",
+                5,
+                "E500",
+                "E904",
+            ),
+            judged(&scenarios, "sm_retry_boundary", 9, "OK", "E904"),
+        ];
+        let lead = lead(&results, &scenarios).expect("a lead");
+        assert_eq!(
+            lead.rule.as_ref().map(|r| r.id.as_str()),
+            Some("trial_after_the_wait")
+        );
+        assert_eq!(lead.shared_by, 4);
+        // The simplest failure whose scenario names the rule for its step.
+        assert_eq!(
+            (lead.scenario.as_str(), lead.step),
+            ("ho_trial_handed_back_after_use", 5)
+        );
+        side_effects(&mut results, &scenarios, &lead);
+        let single = &results[0];
+        assert_eq!(
+            single.likely_cause.as_ref().map(|c| c.scenario.as_str()),
+            Some("ho_trial_handed_back_after_use")
+        );
+        assert_eq!(
+            single.rule.as_ref().map(|r| r.id.as_str()),
+            Some("trial_after_the_wait")
+        );
+        // The scenario about the rule itself is no side effect.
+        assert_eq!(results[3].likely_cause, None);
+    }
+
+    #[test]
+    fn a_sign_is_not_believed_while_the_scenarios_of_its_rule_pass() {
+        let scenarios = lab4_scenarios();
+        // E905 where a target's answer was expected is a sign of a slot that did not
+        // come back; but the scenarios about slots coming back pass, so it is not that:
+        // the failure is its own scenario's.
+        let results = vec![
+            judged(&scenarios, "iso_slow_core_banking", 5, "3x held", "3x E905"),
+            judged(&scenarios, "ff_e904_takes_no_slot", 9, "3x held", "3x E905"),
+            passed_result("bh_slot_back_after_failure"),
+            passed_result("bh_slot_back_after_panic"),
+            passed_result("bh_slot_back_after_success"),
+            passed_result("bh_slot_back_after_business_error"),
+        ];
+        let lead = lead(&results, &scenarios).expect("a lead");
+        assert_eq!(
+            lead.rule.as_ref().map(|r| r.id.as_str()),
+            Some("bulkhead_per_target")
+        );
+        assert_eq!(lead.shared_by, 1);
+        // Had one of them failed, the sign would count.
+        let mut results = results;
+        results[2] = judged(
+            &scenarios,
+            "bh_slot_back_after_failure",
+            5,
+            "3x held",
+            "3x E905",
+        );
+        let lead = lead_of(&results, &scenarios);
+        assert_eq!(lead, Some("slot_back".to_owned()));
+    }
+
+    fn lead_of(results: &[ScenarioResult], scenarios: &[Scenario]) -> Option<String> {
+        lead(results, scenarios).and_then(|l| l.rule).map(|r| r.id)
     }
 }

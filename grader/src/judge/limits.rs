@@ -65,6 +65,10 @@ mod tests {
             stopped_at: None,
             interleaving: None,
             stuck: false,
+            rule: None,
+            likely_cause: None,
+            pointers: Vec::new(),
+            other_rule: false,
         }
     }
 

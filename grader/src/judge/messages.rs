@@ -20,14 +20,10 @@ pub(super) fn missing_step(
     observing: bool,
 ) -> (Status, String, Option<Failure>) {
     let words = scenario.plugin.words();
-    let simultaneous = scenario
-        .steps
-        .get(i)
-        .is_some_and(|p| scenario.plugin.simultaneous(&p.step));
     let at = begun_at.map(clock).unwrap_or_else(|| "?".into());
     let action = describe(scenario, i);
     if let Some(s) = stuck.filter(|s| s.step == i) {
-        let (expected, observed) = stuck_words(scenario, s, simultaneous);
+        let (expected, observed) = stuck_words(scenario, s);
         let message = format!(
             "step {} at {at} ({action}): {observed}; {}",
             i + 1,
@@ -66,10 +62,10 @@ pub(super) fn missing_step(
     }
 }
 
-/// What was expected and observed of requests stuck inside the code under test, in
-/// words that are the same on every run: which of several simultaneous requests got
-/// stuck, and how many, is down to thread timing, so they are not counted.
-fn stuck_words(scenario: &Scenario, s: &StuckRecord, simultaneous: bool) -> (String, String) {
+/// What was expected and observed of requests stuck inside the code under test. Requests
+/// sent at the same moment enter the code under test one after another, so which of them
+/// got stuck is the same on every run: they are named.
+fn stuck_words(scenario: &Scenario, s: &StuckRecord) -> (String, String) {
     let words = scenario.plugin.words();
     if s.reading {
         let how = if s.blocked {
@@ -82,29 +78,46 @@ fn stuck_words(scenario: &Scenario, s: &StuckRecord, simultaneous: bool) -> (Str
             format!("the grader's call to {} {how}", words.observers),
         );
     }
-    let ids: Vec<String> = s.requests.iter().map(|id| format!("#{id}")).collect();
-    let who = if simultaneous {
-        format!("some of the {}", grader_lab::quantity(s.sent, "request"))
-    } else {
-        format!(
-            "request{} {}",
-            if ids.len() == 1 { "" } else { "s" },
-            ids.join(", ")
-        )
-    };
+    let who = requests(&s.requests);
+    let parked = words.parked.replace("{target}", &s.target);
     let observed = if s.blocked {
         format!(
-            "{who} blocked for good inside {}: neither returned nor reached {}, and every thread of the scenario was waiting",
-            words.subject, s.target
+            "{who} blocked for good inside {}, neither returned nor {parked}, and every thread of the scenario was waiting",
+            words.subject
         )
     } else {
         // Not blocked: busy (a loop), until the real-time limit.
         format!(
-            "{who} still inside {} after {} ms of real time, busy: neither returned nor reached {}",
-            words.subject, s.waited_ms, s.target
+            "{who} still running inside {} after {} ms of real time, neither returned nor {parked}",
+            words.subject, s.waited_ms
         )
     };
     (words.stuck_expected.to_owned(), observed)
+}
+
+/// Request ids in words, runs of consecutive ones shortened: `request #2`, `requests #2,
+/// #5`, `requests #2 to #19`.
+fn requests(ids: &[u64]) -> String {
+    let mut sorted = ids.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut runs: Vec<(u64, u64)> = Vec::new();
+    for id in sorted {
+        match runs.last_mut() {
+            Some((_, last)) if *last + 1 == id => *last = id,
+            _ => runs.push((id, id)),
+        }
+    }
+    let parts: Vec<String> = runs
+        .iter()
+        .map(|&(a, b)| match b - a {
+            0 => format!("#{a}"),
+            1 => format!("#{a}, #{b}"),
+            _ => format!("#{a} to #{b}"),
+        })
+        .collect();
+    let one = runs.len() == 1 && runs[0].0 == runs[0].1;
+    format!("request{} {}", if one { "" } else { "s" }, parts.join(", "))
 }
 
 pub(super) fn crash_message(run: &Run, place: &str, timeout_ms: u64) -> String {
@@ -172,5 +185,21 @@ pub(super) fn panic_message(
         format!("{place}: hit todo!() at {location}{what}")
     } else {
         format!("{place}: panicked at {location}: {}", p.message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::requests;
+
+    #[test]
+    fn request_ids_agree_in_number_and_runs_are_shortened() {
+        assert_eq!(requests(&[2]), "request #2");
+        assert_eq!(requests(&[5, 2]), "requests #2, #5");
+        assert_eq!(requests(&[2, 3]), "requests #2, #3");
+        assert_eq!(
+            requests(&(2..=19).chain([25]).collect::<Vec<_>>()),
+            "requests #2 to #19, #25"
+        );
     }
 }

@@ -7,6 +7,7 @@ pub mod lead;
 pub mod limits;
 mod messages;
 pub mod race;
+pub mod rules;
 pub mod story;
 mod timeline;
 
@@ -149,11 +150,26 @@ pub fn judge(
         result.failure = failure;
         // The hint must fit how the scenario failed: a todo!() or a panic names its own
         // place, and stuck or endless code has causes of its own whatever the scenario is
-        // about. Only a wrong answer at a step the hint is about gets the scenario's hint.
+        // about. A wrong answer at a step gets the hint of the rule that step checks, by
+        // what was seen there (`rules`); in a lab without rules, the scenario's own hint
+        // where it applies, and none outside the steps it is about (setting the scene, or
+        // checking something after it): the report then says what was observed there.
         let stuck_here = status == Status::Failed
             && stuck.is_some_and(|s| failed_step == Some(s.step))
             && !records.contains_key(&stuck.map_or(usize::MAX, |s| s.step));
         result.stuck = stuck_here;
+        if let (Status::Failed, Some(f)) = (status, &result.failure) {
+            result.pointers = if stuck_here {
+                rules::stuck_pointers(scenario)
+            } else {
+                rules::pointers(scenario, f)
+            };
+            result.rule = rules::own_rule(scenario, &result.pointers);
+            result.other_rule = result
+                .rule
+                .as_ref()
+                .is_some_and(|r| scenario.rule.as_deref() != Some(r.id.as_str()));
+        }
         result.hint = match status {
             Status::Error => None,
             Status::Timeout => Some(TIMEOUT_HINT.to_owned()),
@@ -162,17 +178,18 @@ pub fn judge(
                     .plugin
                     .stuck_hint(stuck.and_then(|s| s.seen.as_deref())),
             ),
-            // A wrong answer outside the steps the hint is about (setting the scene, or
-            // checking something after it): the report says what was observed there, not
-            // the hint's cause.
-            Status::Failed
-                if failed_step.is_some_and(|i| {
-                    i + 1 < scenario.hint_from_step || i + 1 > scenario.hint_until_step
-                }) =>
-            {
-                None
-            }
-            Status::Failed | Status::Passed => rule_hint.or_else(|| Some(scenario.hint.clone())),
+            Status::Failed => match &result.rule {
+                Some(rule) => scenario.rules.get(&rule.id).map(|r| r.hint.clone()),
+                // A generated scenario checks many rules: its hint is the failed step's.
+                None if rule_hint.is_some() => rule_hint,
+                None if scenario.rule.is_none()
+                    && failed_step.is_some_and(|i| rules::own_steps(scenario, i + 1)) =>
+                {
+                    Some(scenario.hint.clone())
+                }
+                None => None,
+            },
+            Status::Passed => None,
         };
         result.timeline = timeline(scenario, &records, &begun, failed_step);
         result.settings = scenario.changed_settings.clone();
@@ -209,6 +226,10 @@ fn passed(scenario: &Scenario) -> ScenarioResult {
         stopped_at: None,
         interleaving: None,
         stuck: false,
+        rule: None,
+        likely_cause: None,
+        pointers: Vec::new(),
+        other_rule: false,
     }
 }
 
@@ -225,6 +246,7 @@ fn unreadable(scenario: &Scenario, run: &Run) -> Option<String> {
             Event::Begin { step, .. } | Event::Observing { step } => Some(*step),
             Event::Step(r) => Some(r.step),
             Event::Stuck(s) => Some(s.step),
+            Event::Requests(r) => Some(r.step),
             Event::Panic(p) => p.step,
             Event::Ready
             | Event::Finished

@@ -26,6 +26,9 @@ pub struct Context<'a> {
     pub timeout_ms: u64,
     /// Paths as people know them.
     pub shown: &'a dyn Fn(&str) -> String,
+    /// The schedule asked for (`--schedule`), when one is replayed rather than the
+    /// schedules explored.
+    pub replay: Option<u64>,
 }
 
 impl Context<'_> {
@@ -35,19 +38,26 @@ impl Context<'_> {
         if Path::new(place).is_absolute() {
             return place.to_owned();
         }
+        // A place a backtrace gives relative to where the grader runs.
+        let file = place.split(':').next().unwrap_or(place);
+        if Path::new(file).is_file() {
+            if let Ok(full) = std::path::absolute(place) {
+                return full.display().to_string();
+            }
+        }
         match self.crate_dir.parent() {
             Some(ws) => ws.join(place).display().to_string(),
             None => place.to_owned(),
         }
     }
 
-    /// `place` as people know it (`crates/relay_base/src/breaker.rs:96:20`).
+    /// `place` as people know it (`crates/<student crate>/src/breaker.rs:96:20`).
     pub fn show(&self, place: &str) -> String {
         (self.shown)(&self.resolve(place))
     }
 
     /// `text` with every place in it (`path:line:column`) as people know it.
-    fn show_places(&self, text: &str) -> String {
+    pub fn show_places(&self, text: &str) -> String {
         text.split(' ')
             .map(|word| {
                 let start = word.find(|c| c != '(').unwrap_or(0);
@@ -112,10 +122,19 @@ pub fn judge_race(cx: &Context<'_>, run: &Run) -> Judged {
     }
     groups.sort_by_key(|g| g.index);
     let explored_or = |i: u64| explored.unwrap_or(i).max(i);
+    // A replay that broke on an earlier schedule than the one asked for says so.
+    let earlier = |index: u64| match cx.replay {
+        Some(asked) if index < asked => {
+            format!("replaying schedule {asked}: schedule {index} breaks before it, ")
+        }
+        _ => String::new(),
+    };
     for group in &groups {
         if let Some(v) = group.violation {
+            let mut result = broken(cx, group, v, explored_or(group.index));
+            result.message = format!("{}{}", earlier(group.index), result.message);
             return Judged {
-                result: broken(cx, group, v, explored_or(group.index)),
+                result,
                 untold: None,
             };
         }
@@ -129,6 +148,9 @@ pub fn judge_race(cx: &Context<'_>, run: &Run) -> Judged {
         if result.status == Status::Passed {
             continue;
         }
+        // What the race harness wrote of a panic names places in the race build.
+        result.message = cx.show_places(&result.message);
+        result.stopped_at = result.stopped_at.as_deref().map(|s| cx.show_places(s));
         // A panic on the very first schedule (the skeleton's todo!(), say) is no race:
         // report it as any scenario would.
         if result.stopped_at.is_some() && group.index == 1 {
@@ -138,7 +160,12 @@ pub fn judge_race(cx: &Context<'_>, run: &Run) -> Judged {
             };
         }
         let of = explored_or(group.index);
-        result.message = format!("on schedule {} of {of}: {}", group.index, result.message);
+        result.message = format!(
+            "{}on schedule {} of {of}: {}",
+            earlier(group.index),
+            group.index,
+            result.message
+        );
         let untold = match group.trace {
             Some(trace) => {
                 let lines = match &result.failure {
@@ -152,9 +179,39 @@ pub fn judge_race(cx: &Context<'_>, run: &Run) -> Judged {
         };
         return Judged { result, untold };
     }
+    // A replayed schedule that passed is told all the same: the interleaving a failing
+    // report named can be watched again once the code is fixed.
+    if let (Some(asked), Some(n)) = (cx.replay, explored) {
+        if let Some(trace) = groups
+            .iter()
+            .find(|g| g.index == asked)
+            .and_then(|g| g.trace)
+        {
+            let (step, lines) = super::story::busiest(cx, trace);
+            let step_words = step.map_or_else(String::new, |s| {
+                format!(
+                    "; its story is step {} ({})",
+                    s + 1,
+                    describe(cx.scenario, s)
+                )
+            });
+            return Judged {
+                result: ScenarioResult {
+                    message: format!("passed on schedule {asked}, replayed{step_words}"),
+                    interleaving: Some(interleaving(cx, asked, n.max(asked), lines)),
+                    ..base(cx)
+                },
+                untold: None,
+            };
+        }
+    }
     let result = match (explored, &run.ending) {
         (Some(n), _) => ScenarioResult {
-            message: format!("passed on every one of {n} schedules"),
+            message: if n == 1 {
+                "passed on the one schedule explored".to_owned()
+            } else {
+                format!("passed on every one of {n} schedules")
+            },
             ..base(cx)
         },
         (None, Ending::TimedOut) => unfinished(
@@ -210,6 +267,10 @@ fn base(cx: &Context<'_>) -> ScenarioResult {
         stopped_at: None,
         interleaving: None,
         stuck: false,
+        rule: None,
+        likely_cause: None,
+        pointers: Vec::new(),
+        other_rule: false,
     }
 }
 
@@ -283,6 +344,10 @@ fn broken(cx: &Context<'_>, group: &Group<'_>, v: &Violation, explored: u64) -> 
         .trace
         .map(|t| super::story::violation(cx, t, v, step))
         .unwrap_or_default();
+    // The lab's rule for the property; the hint is the race harness's, which words what
+    // goes wrong when threads interleave.
+    let pointers = super::rules::violation_pointers(cx.scenario, v);
+    let rule = super::rules::own_rule(cx.scenario, &pointers);
     ScenarioResult {
         status: if v.unexplorable {
             Status::Error
@@ -301,6 +366,11 @@ fn broken(cx: &Context<'_>, group: &Group<'_>, v: &Violation, explored: u64) -> 
         timeline: timeline(cx.scenario, &records, &begun, Some(step)),
         interleaving: Some(interleaving(cx, group.index, explored, lines)),
         stuck: false,
+        other_rule: rule
+            .as_ref()
+            .is_some_and(|r| cx.scenario.rule.as_deref() != Some(r.id.as_str())),
+        rule,
+        pointers,
         ..base(cx)
     }
 }

@@ -95,8 +95,11 @@ pub(super) fn timeline(
     out
 }
 
-/// A panic backtrace from the first frame of the code under test on, with the frames of
-/// the panic machinery and the harness left out and paths shown the way people know them.
+/// A backtrace cut to the frames of the code under test: a frame is kept when its file,
+/// as people know it (`shown`), is one of the kit's or the submission's own files (a
+/// path relative to them), and the frames of the harness, the fixtures, the standard
+/// library and the runtime are left out, with their number said. A backtrace with no
+/// such frame (the panic came from elsewhere) is kept whole, after the panic machinery.
 pub(super) fn trim_backtrace(bt: &str, shown: &dyn Fn(&str) -> String) -> String {
     let lines: Vec<&str> = bt.lines().collect();
     let is_frame = |l: &str| {
@@ -117,24 +120,91 @@ pub(super) fn trim_backtrace(bt: &str, shown: &dyn Fn(&str) -> String) -> String
         .iter()
         .any(|m| l.contains(m))
     };
+    let place = |l: &str| -> Option<String> {
+        let path = l.trim_start().strip_prefix("at ")?;
+        let indent = &l[..l.len() - l.trim_start().len()];
+        let (file, rest) = path.split_once(':').unwrap_or((path, ""));
+        Some(if rest.is_empty() {
+            format!("{indent}at {}", shown(file))
+        } else {
+            format!("{indent}at {}:{rest}", shown(file))
+        })
+    };
+    // Each frame: its header line and the lines after it up to the next frame.
+    let mut frames: Vec<Vec<String>> = Vec::new();
+    for l in &lines {
+        if is_frame(l) {
+            frames.push(vec![(*l).to_owned()]);
+        } else if let Some(frame) = frames.last_mut() {
+            frame.push(place(l).unwrap_or_else(|| (*l).to_owned()));
+        }
+    }
+    let own = |frame: &[String]| {
+        frame.iter().skip(1).any(|l| {
+            l.trim_start().strip_prefix("at ").is_some_and(|path| {
+                !path.starts_with('/') && !path.starts_with("./") && !path.starts_with('<')
+            })
+        })
+    };
+    let kept: Vec<&Vec<String>> = frames.iter().filter(|f| own(f)).collect();
+    if !kept.is_empty() {
+        let left = frames.len() - kept.len();
+        let mut out: Vec<String> = kept.into_iter().flatten().cloned().collect();
+        if left > 0 {
+            out.push(format!(
+                "({} of the harness, the fixtures and the standard library left out)",
+                grader_lab::quantity(left as u64, "frame")
+            ));
+        }
+        return out.join("\n");
+    }
     let start = lines
         .iter()
         .position(|l| is_frame(l) && !machinery(l))
         .unwrap_or(0);
     lines[start..]
         .iter()
-        .map(|l| match l.trim_start().strip_prefix("at ") {
-            Some(path) => {
-                let indent = &l[..l.len() - l.trim_start().len()];
-                let (file, rest) = path.split_once(':').unwrap_or((path, ""));
-                if rest.is_empty() {
-                    format!("{indent}at {}", shown(file))
-                } else {
-                    format!("{indent}at {}:{rest}", shown(file))
-                }
-            }
-            None => (*l).to_owned(),
-        })
+        .map(|l| place(l).unwrap_or_else(|| (*l).to_owned()))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::trim_backtrace;
+
+    #[test]
+    fn a_backtrace_keeps_the_frames_of_the_code_under_test() {
+        let bt = "   0: __rustc::rust_begin_unwind
+             at /rustc/abc/library/std/src/panicking.rs:689:5
+   1: core::panicking::panic_fmt
+             at /rustc/abc/library/core/src/panicking.rs:80:14
+   2: edi_gateway::breaker::Breaker::admit
+             at /work/kit/target/grader/lab5/builds/k/subject/src/breaker.rs:40:9
+   3: edi_gateway::gateway::Gateway::send
+             at /work/kit/target/grader/lab5/builds/k/subject/src/gateway.rs:60:5
+   4: lab5_harness::run::World::send
+             at /work/kit/labs/lab5/harness/src/run.rs:66:33
+   5: main";
+        let shown = |p: &str| {
+            p.replace(
+                "/work/kit/target/grader/lab5/builds/k/subject",
+                "crates/edi_gateway",
+            )
+        };
+        assert_eq!(
+            trim_backtrace(bt, &shown),
+            "   2: edi_gateway::breaker::Breaker::admit
+             at crates/edi_gateway/src/breaker.rs:40:9
+   3: edi_gateway::gateway::Gateway::send
+             at crates/edi_gateway/src/gateway.rs:60:5
+(4 frames of the harness, the fixtures and the standard library left out)"
+        );
+        // Without a frame of the code under test, the whole backtrace after the panic
+        // machinery.
+        let none = |p: &str| p.to_owned();
+        assert!(
+            trim_backtrace(bt, &none).starts_with("   2: edi_gateway::breaker::Breaker::admit")
+        );
+    }
 }

@@ -1,8 +1,10 @@
 //! A lab: its manifest (`labs/<name>/lab.json`), where its pieces live in the kit, and
 //! the plug-ins that know each lab ([`Registry`]).
 
+pub mod edition;
 pub mod files;
 pub mod kit;
+pub mod rules;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -51,9 +53,9 @@ pub struct LabManifest {
     /// How the race checks explore schedules; absent in a lab without race checks.
     #[serde(default)]
     pub race: Option<RaceSettings>,
-    /// The audit also checks that each mutant's report starts ("Start here") at a
-    /// scenario its `caught_by` names, with that scenario's hint, or that the mutant's
-    /// file says why it cannot (`start_here_elsewhere_because`).
+    /// The audit also checks that each mutant's report starts ("Start here") with the
+    /// rule the mutant breaks, or that the mutant's file says why it cannot
+    /// (`start_here_elsewhere_because`).
     #[serde(default)]
     pub start_here_audited: bool,
     /// Generated scenarios: drawn from seeds by the lab's plug-in, their expectations
@@ -202,6 +204,8 @@ pub struct Lab {
     pub manifest: LabManifest,
     /// What only this lab knows: its steps, settings, judging and words.
     pub plugin: Arc<dyn DynPlugin>,
+    /// Its rules and their hints (`rules.json`): empty for a lab without one.
+    pub rules: Arc<rules::Rules>,
     /// Every lab this grader knows, for commands that look at other labs of the kit.
     pub labs: Registry,
 }
@@ -229,16 +233,8 @@ impl Lab {
         }
         let text = std::fs::read_to_string(&path).map_err(|e| Error::io("read", &path, e))?;
         let shown = crate::lab::kit::shown_path(kit, &path);
-        let manifest: LabManifest = serde_json::from_str(&text).map_err(|e| {
-            Error::Invalid(vec![Diagnostic::at(
-                &shown,
-                Pos {
-                    line: e.line(),
-                    col: e.column(),
-                },
-                crate::diagnostic::describe_json_error(&e),
-            )])
-        })?;
+        let manifest: LabManifest =
+            serde_json::from_str(&text).map_err(|e| json_problem(&shown, &e))?;
         if manifest.format_version != LAB_FORMAT_VERSION {
             return Err(Error::Invalid(vec![
                 Diagnostic::file(
@@ -257,11 +253,13 @@ impl Lab {
                 known: labs.names().join(", "),
             });
         };
+        let rules = Arc::new(rules::Rules::load(kit, &dir)?);
         Ok(Lab {
             kit: kit.to_path_buf(),
             dir,
             manifest,
             plugin,
+            rules,
             labs: labs.clone(),
         })
     }
@@ -301,6 +299,18 @@ impl Lab {
     pub fn category(&self, id: &str) -> Option<&Category> {
         self.manifest.categories.iter().find(|c| c.id == id)
     }
+}
+
+/// A file of the lab's that is not the JSON it should be, at serde's place.
+fn json_problem(shown: &Path, e: &serde_json::Error) -> Error {
+    Error::Invalid(vec![Diagnostic::at(
+        shown,
+        Pos {
+            line: e.line(),
+            col: e.column(),
+        },
+        crate::diagnostic::describe_json_error(e),
+    )])
 }
 
 /// The names of the labs in a kit (the folders of `labs/` that hold a `lab.json`),

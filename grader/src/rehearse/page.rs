@@ -5,19 +5,15 @@ use std::fmt::Write;
 
 use grader_lab::rehearsal::{Table, Verdict};
 
+use crate::html::{esc, start};
+
 use super::Rehearsal;
 use super::plots::Drawn;
 
 /// The page of `r`, with `charts` drawn from it.
 pub fn render(r: &Rehearsal, charts: &[Drawn]) -> String {
-    let mut h = String::new();
     let title = format!("Failure rehearsal: {}, {}", r.lab, r.subject);
-    let _ = write!(
-        h,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{}</h1>\n",
-        esc(&title),
-        esc(&title)
-    );
+    let mut h = start(&title, STYLE);
     if !r.about.is_empty() {
         let _ = writeln!(h, "<p class=\"about\">{}</p>", esc(&r.about));
     }
@@ -105,17 +101,8 @@ fn table(h: &mut String, t: &Table) {
     }
 }
 
-/// Text for HTML.
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
+/// The rehearsal page's own look, after the common one.
 const STYLE: &str = "
-body { font-family: system-ui, sans-serif; max-width: 960px; margin: 2em auto; padding: 0 1em; color: #222; line-height: 1.45; }
-h1 { font-size: 1.6em; } h2 { margin-top: 2em; border-bottom: 1px solid #ddd; }
 .about { font-size: 1.1em; }
 ul.expectations { list-style: none; padding: 0; }
 ul.expectations li { margin: .6em 0; padding: .5em .8em; border-left: 5px solid #aaa; background: #f7f7f7; }
@@ -123,20 +110,4 @@ ul.expectations li.seen { border-color: #2c9f2c; }
 ul.expectations li.not-seen { border-color: #d62728; background: #fdf0f0; }
 .mark { font-weight: bold; } .seen .mark { color: #2c9f2c; } .not-seen .mark { color: #d62728; }
 .evidence, .verdict { color: #555; }
-figure { margin: 1.5em 0; } .plot svg { max-width: 100%; height: auto; display: block; }
-figcaption { color: #444; }
-table { border-collapse: collapse; margin: 1em 0; font-size: .9em; }
-th, td { border: 1px solid #ddd; padding: .25em .5em; text-align: left; }
-.legend, footer { color: #666; font-size: .9em; }
-footer { margin-top: 3em; }
 ";
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn text_is_escaped() {
-        assert_eq!(esc("a < b & \"c\""), "a &lt; b &amp; &quot;c&quot;");
-    }
-}

@@ -1,5 +1,7 @@
 //! The page's charts, drawn as SVG by plotters from what the lab describes: lines over
-//! time on shaded bands, stacked areas, and rows of states.
+//! time on shaded bands, stacked areas, and rows of states. The canvas, frame, legend and
+//! colours are shared with the class page's charts (`crate::class::charts`), so every
+//! page of the kit draws alike.
 
 use plotters::coord::Shift;
 use plotters::coord::types::RangedCoordf64;
@@ -10,7 +12,7 @@ use grader_lab::plot::{
 };
 
 /// Width and height of every chart, in pixels.
-const SIZE: (u32, u32) = (900, 300);
+pub(crate) const SIZE: (u32, u32) = (900, 300);
 
 /// A chart drawn: its id, what to look for, and the SVG.
 #[derive(Clone, Debug)]
@@ -43,18 +45,21 @@ pub fn draw(charts: &[Chart], duration_s: f64) -> Result<Vec<Drawn>> {
 }
 
 /// A lab's colour as plotters spells it.
-fn rgb(c: LabColor) -> RGBColor {
+pub(crate) fn rgb(c: LabColor) -> RGBColor {
     RGBColor(c.0, c.1, c.2)
 }
 
-type Result<T> = std::result::Result<T, String>;
+pub(crate) type Result<T> = std::result::Result<T, String>;
 
-fn err(e: impl std::fmt::Display) -> String {
+pub(crate) fn err(e: impl std::fmt::Display) -> String {
     e.to_string()
 }
 
 /// A white canvas of `size` pixels that draws into `svg`.
-fn canvas(svg: &mut String, size: (u32, u32)) -> Result<DrawingArea<SVGBackend<'_>, Shift>> {
+pub(crate) fn canvas(
+    svg: &mut String,
+    size: (u32, u32),
+) -> Result<DrawingArea<SVGBackend<'_>, Shift>> {
     let root = SVGBackend::with_string(svg, size).into_drawing_area();
     root.fill(&WHITE).map_err(err)?;
     Ok(root)
@@ -62,7 +67,7 @@ fn canvas(svg: &mut String, size: (u32, u32)) -> Result<DrawingArea<SVGBackend<'
 
 /// A chart on `root` titled `title`: `duration_s` seconds across, `y` up, with `y_area`
 /// pixels for the y labels.
-fn frame<'a, 'b>(
+pub(crate) fn frame<'a, 'b>(
     root: &'a DrawingArea<SVGBackend<'b>, Shift>,
     title: &str,
     y: std::ops::Range<f64>,
@@ -79,7 +84,7 @@ fn frame<'a, 'b>(
 }
 
 /// Adds the legend and writes the SVG out.
-fn finish<'a, 'b: 'a>(
+pub(crate) fn finish<'a, 'b: 'a>(
     ctx: &mut ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
     root: &DrawingArea<SVGBackend<'b>, Shift>,
 ) -> Result<()> {
@@ -93,7 +98,7 @@ fn finish<'a, 'b: 'a>(
 }
 
 /// A legend entry: a square of `color`.
-fn swatch(color: RGBColor) -> impl Fn((i32, i32)) -> Rectangle<(i32, i32)> {
+pub(crate) fn swatch(color: RGBColor) -> impl Fn((i32, i32)) -> Rectangle<(i32, i32)> {
     move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.filled())
 }
 

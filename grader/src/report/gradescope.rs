@@ -4,7 +4,8 @@
 //! `<category>.<scenario>` counted from 1 in report order, `tags` holds the category id,
 //! `status` is `passed` or `failed` (a crash or a timeout is a failure whose output says
 //! which), `output` (Markdown) holds the one-line reason, expected against observed, the
-//! timeline and the hint. Hidden scenarios are `after_published`: students see them
+//! timeline and the hint; a test that did not pass and has a picture is HTML instead
+//! (`output_format: "html"`): the same text, then the picture inline. Hidden scenarios are `after_published`: students see them
 //! once grades are published, and until then they do not see the total either. The
 //! top-level `output` holds the total, the compiler's messages when the code does not
 //! compile, and the provenance, which is also in `extra_data`.
@@ -63,8 +64,12 @@ pub struct Test {
     pub name: String,
     /// `<category>.<scenario>`, from 1.
     pub number: String,
-    /// What happened (Markdown).
+    /// What happened (Markdown, or HTML when `output_format` says so).
     pub output: String,
+    /// `html` for a test whose output carries its picture; otherwise left out, and
+    /// `test_output_format` applies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_format: Option<&'static str>,
     /// The rubric category.
     pub tags: Vec<String>,
     /// `visible`, or `after_published` for hidden scenarios.
@@ -80,6 +85,9 @@ pub struct Options<'a> {
     pub time: Duration,
     /// The names of the hidden scenarios.
     pub hidden: &'a [String],
+    /// Per scenario that did not pass, by name: its picture as an HTML fragment
+    /// (`crate::picture::embed`), put after its text.
+    pub pictures: Option<&'a std::collections::BTreeMap<String, String>>,
 }
 
 /// `results.json` for a graded report.
@@ -110,7 +118,14 @@ pub fn from_report(report: &Report, opts: Options<'_>) -> Results {
                 }
             );
             let why = plain::explanation(s, opts.hints);
-            if !why.is_empty() {
+            let picture = opts
+                .pictures
+                .and_then(|p| p.get(&s.name))
+                .filter(|_| s.status != Status::Passed);
+            let output_format = picture.map(|_| "html");
+            if let Some(picture) = picture {
+                output = html_output(&output, &why, picture);
+            } else if !why.is_empty() {
                 output.push_str(&format!("\n```text\n{}```\n", fence_safe(&why)));
             }
             tests.push(Test {
@@ -124,6 +139,7 @@ pub fn from_report(report: &Report, opts: Options<'_>) -> Results {
                 name: format!("{}: {}", s.name, s.title),
                 number: format!("{}.{}", ci + 1, si + 1),
                 output,
+                output_format,
                 tags: vec![s.category.clone()],
                 visibility: if hidden.contains(&s.name.as_str()) {
                     "after_published"
@@ -261,6 +277,20 @@ pub fn from_error(message: &str, time: Duration) -> Results {
     }
 }
 
+/// A test's output as HTML: its first line (`**FAIL** (0/4 points): ...`, in Markdown's
+/// bold), the explanation as preformatted text, then `picture`.
+fn html_output(first: &str, why: &str, picture: &str) -> String {
+    let line = crate::html::esc(first.trim_end());
+    let line = match line.strip_prefix("**").and_then(|l| l.split_once("**")) {
+        Some((tag, rest)) => format!("<strong>{tag}</strong>{rest}"),
+        None => line,
+    };
+    format!(
+        "<p>{line}</p>\n<pre>{}</pre>\n{picture}\n",
+        crate::html::esc(why)
+    )
+}
+
 /// Text safe inside a ``` fence: a line of backticks in it would close the fence.
 fn fence_safe(text: &str) -> String {
     text.replace("```", "'''")
@@ -280,6 +310,15 @@ pub fn write(results: &Results, out: &mut dyn Write) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_html_output_keeps_the_text_escaped_before_the_picture() {
+        let out = html_output("**FAIL** (0/4 points): a <b>\n", "x < y\n", "<svg/>");
+        assert_eq!(
+            out,
+            "<p><strong>FAIL</strong> (0/4 points): a &lt;b&gt;</p>\n<pre>x &lt; y\n</pre>\n<svg/>\n"
+        );
+    }
 
     #[test]
     fn fences_cannot_be_closed_from_inside() {

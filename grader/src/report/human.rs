@@ -177,11 +177,16 @@ fn start_here(report: &Report, opts: Options, out: &mut dyn Write) -> std::io::R
     }
     if let Some(lead) = &report.start_here {
         let others = lead.shared_by - 1;
-        let same = match others {
-            0 => String::new(),
-            1 => " (1 other scenario fails the same way)".to_owned(),
-            n => format!(" ({n} other scenarios fail the same way)"),
+        let same = match (others, &lead.rule) {
+            (0, _) => String::new(),
+            (1, Some(_)) => " (1 other failing scenario points at this rule)".to_owned(),
+            (n, Some(_)) => format!(" ({n} other failing scenarios point at this rule)"),
+            (1, None) => " (1 other scenario fails the same way)".to_owned(),
+            (n, None) => format!(" ({n} other scenarios fail the same way)"),
         };
+        if let Some(rule) = &lead.rule {
+            writeln!(out, "  {} {}", "rule:".bold(), rule.rule)?;
+        }
         writeln!(
             out,
             "  {}, step {} at {}: {}{same}",
@@ -258,7 +263,7 @@ fn groups<'a>(scenarios: &[&'a ScenarioResult]) -> Vec<Group<'a>> {
 }
 
 /// Where the code under test stopped, in words: `todo!() at FILE:LINE:COL: message`.
-fn stop_words(place: &str) -> String {
+pub(crate) fn stop_words(place: &str) -> String {
     match place.split_once(": not yet implemented") {
         Some((at, rest)) => format!("todo!() at {at}{rest}"),
         None => format!("a panic at {place}"),
@@ -314,6 +319,11 @@ fn scenario(s: &ScenarioResult, opts: Options, out: &mut dyn Write) -> std::io::
     let points = format!("{}/{}", s.score, s.max_score);
     writeln!(out, "  {:<8}{:<50} {:>7}", tag, s.name, points)?;
     if s.status == Status::Passed {
+        // A race check's replayed schedule is told even when it passed.
+        if let Some(i) = &s.interleaving {
+            writeln!(out, "          {}", s.message)?;
+            interleaving(i, out)?;
+        }
         return Ok(());
     }
     writeln!(out, "          {}", s.title.dimmed())?;
@@ -329,20 +339,26 @@ fn scenario(s: &ScenarioResult, opts: Options, out: &mut dyn Write) -> std::io::
         None => writeln!(out, "          {}", s.message)?,
     }
     if let Some(i) = &s.interleaving {
-        writeln!(
-            out,
-            "          interleaving (schedule {} of {} explored):",
-            i.schedule, i.explored
-        )?;
-        for line in &i.lines {
-            writeln!(out, "            {line}")?;
-        }
-        writeln!(out, "          {} {}", "replay:".cyan().bold(), i.replay)?;
+        interleaving(i, out)?;
     }
     if !s.timeline.is_empty() && s.timeline.len() > 1 || opts.verbose && !s.timeline.is_empty() {
         timeline(s, opts, out)?;
     }
-    if opts.hints {
+    match (&s.likely_cause, &s.rule) {
+        (Some(cause), Some(_)) => writeln!(
+            out,
+            "          {} most likely the mistake Start here names, first seen at {} step {}",
+            "cause:".bold(),
+            cause.scenario,
+            cause.step,
+        )?,
+        // The step that failed checks another rule than the one the scenario is about.
+        (None, Some(rule)) if s.other_rule => {
+            writeln!(out, "          {} {}", "rule:".bold(), rule.rule)?;
+        }
+        _ => {}
+    }
+    if opts.hints && s.likely_cause.is_none() {
         if let Some(hint) = &s.hint {
             writeln!(out, "          {} {}", "hint:".cyan().bold(), hint)?;
         }
@@ -356,6 +372,19 @@ fn scenario(s: &ScenarioResult, opts: Options, out: &mut dyn Write) -> std::io::
         }
     }
     Ok(())
+}
+
+/// A race check's schedule, told, and the command that replays it.
+fn interleaving(i: &super::Interleaving, out: &mut dyn Write) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "          interleaving (schedule {} of {} explored):",
+        i.schedule, i.explored
+    )?;
+    for line in &i.lines {
+        writeln!(out, "            {line}")?;
+    }
+    writeln!(out, "          {} {}", "replay:".cyan().bold(), i.replay)
 }
 
 fn timeline(s: &ScenarioResult, opts: Options, out: &mut dyn Write) -> std::io::Result<()> {

@@ -7,11 +7,17 @@
 //! the hint. JUnit has no points, so they are properties: `score` and `max_score` on each
 //! test case and suite, with the provenance on every suite.
 //!
+//! With a page of timelines, each test case has a property `timeline`, the page and the
+//! scenario's place on it, and one that did not pass names the page as an attachment in
+//! its `system-out` (`[[ATTACHMENT|/path/timeline.html]]`, which Jenkins' JUnit
+//! attachments and GitLab read).
+//!
 //! Code that does not compile adds a `build` suite whose `compile` case holds the
 //! compiler's messages. A submission that cannot be graded is one `submission` suite
 //! with a case per declared file.
 
 use std::io::Write;
+use std::path::Path;
 use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
@@ -23,15 +29,17 @@ use crate::report::provenance::Provenance;
 
 /// Options of the JUnit view.
 #[derive(Clone, Copy, Debug)]
-pub struct Options {
+pub struct Options<'a> {
     /// Put hints in failure texts.
     pub hints: bool,
     /// Total wall time of the grading, written as the `time` of `<testsuites>`.
     pub time: Option<Duration>,
+    /// The page of timelines written beside the report, as an absolute path.
+    pub page: Option<&'a Path>,
 }
 
 /// The JUnit document for a graded report.
-pub fn from_report(report: &Report, opts: Options) -> quick_junit::Report {
+pub fn from_report(report: &Report, opts: Options<'_>) -> quick_junit::Report {
     let mut junit = quick_junit::Report::new(report.lab.as_str());
     if let Some(t) = opts.time {
         junit.set_time(t);
@@ -58,14 +66,15 @@ pub fn from_report(report: &Report, opts: Options) -> quick_junit::Report {
         ]);
         add_provenance(&mut suite, report.provenance.as_ref());
         for s in report.scenarios.iter().filter(|s| s.category == cat.id) {
-            suite.add_test_case(case(&report.lab, s, opts.hints));
+            suite.add_test_case(case(&report.lab, s, opts));
         }
         junit.add_test_suite(suite);
     }
     junit
 }
 
-fn case(lab: &str, s: &ScenarioResult, hints: bool) -> TestCase {
+fn case(lab: &str, s: &ScenarioResult, opts: Options<'_>) -> TestCase {
+    let hints = opts.hints;
     let status = match s.status {
         Status::Passed => TestCaseStatus::success(),
         other => {
@@ -89,6 +98,15 @@ fn case(lab: &str, s: &ScenarioResult, hints: bool) -> TestCase {
         Property::new("score", s.score.to_string()),
         Property::new("max_score", s.max_score.to_string()),
     ]);
+    if let Some(page) = opts.page {
+        case.add_property(Property::new(
+            "timeline",
+            format!("{}#{}", page.display(), crate::html::anchor(&s.name)),
+        ));
+        if s.status != Status::Passed {
+            case.set_system_out(format!("[[ATTACHMENT|{}]]\n", page.display()));
+        }
+    }
     case
 }
 

@@ -9,6 +9,7 @@ pub mod human;
 pub mod json;
 pub mod junit;
 pub mod plain;
+pub mod prairielearn;
 pub mod provenance;
 pub mod rejected;
 
@@ -50,7 +51,7 @@ pub struct Report {
     pub schema_version: u32,
     /// The lab (`lab4`).
     pub lab: String,
-    /// What was graded (`crates/relay_base`).
+    /// What was graded (the student crate's folder, say).
     pub subject: String,
     /// Points earned.
     pub score: u32,
@@ -158,6 +159,55 @@ pub struct ScenarioResult {
     /// says so in words).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub stuck: bool,
+    /// For a failure at a step: the lab's rule it shows broken (the rule of the step that
+    /// failed, by what was seen there), whose hint `hint` is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<RuleRef>,
+    /// For a failure that most likely comes from the mistake "Start here" names, though
+    /// this scenario is about another rule: where Start here points.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub likely_cause: Option<Cause>,
+    /// What the failure may show broken, for Start here to weigh (`judge::rules`).
+    #[serde(skip)]
+    pub pointers: Vec<Pointer>,
+    /// Whether `rule` is another rule than the one the scenario is about (the step that
+    /// failed checks something the scenario only relies on).
+    #[serde(skip)]
+    pub other_rule: bool,
+}
+
+/// A rule of the lab, as a report names it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct RuleRef {
+    /// Its id in the lab's `rules.json`.
+    pub id: String,
+    /// The rule in one sentence.
+    pub rule: String,
+}
+
+/// Where the failure that most likely caused another one is.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Cause {
+    /// The scenario "Start here" names.
+    pub scenario: String,
+    /// Its step where the difference shows, counted from 1.
+    pub step: usize,
+}
+
+/// Something a failure may show broken: a rule of the lab, or, for a failure no rule
+/// explains, what differed there (failures alike are counted together).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Pointer {
+    /// A rule of the lab. `named` when the scenario itself says the step checks it (its
+    /// `rule` or `checks`); otherwise only a sign of the rule matched.
+    Rule {
+        /// Its id.
+        id: String,
+        /// Named by the scenario for that step.
+        named: bool,
+    },
+    /// What differed, with target names and counts left out.
+    Symptom(String),
 }
 
 /// How one request ended, as far as a step is concerned.
@@ -197,12 +247,15 @@ pub struct Lead {
     pub expected: String,
     /// What happened instead.
     pub observed: String,
-    /// How many failing scenarios fail the same way (the same unexpected answer at a
-    /// step, whatever kind of step), this one included.
+    /// How many failing scenarios point at the same rule (or, where no rule explains
+    /// them, fail the same way: the same unexpected answer at a step), this one included.
     pub shared_by: usize,
     /// The hint for it, unless hints are left out.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+    /// The rule most failures point at, shown broken at this step.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<RuleRef>,
 }
 
 /// One explored schedule of a race check, as a report tells it.

@@ -5,7 +5,7 @@
 //! <name>\n` per item, sorted by name), so anyone can recompute them with coreutils:
 //!
 //! ```text
-//! cd crates/relay_base && sha256sum src/breaker.rs src/bulkhead.rs src/relay.rs | sha256sum
+//! cd crates/<student crate> && sha256sum src/<each graded file> | sha256sum
 //! ```
 
 use serde::Serialize;

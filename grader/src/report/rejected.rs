@@ -12,7 +12,7 @@ use crate::lab::Lab;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Layout {
-    /// A copy of the kit: `crates/relay_base/src/breaker.rs`.
+    /// A copy of the kit: `crates/<student crate>/src/breaker.rs`.
     Kit,
     /// The student crate: `src/breaker.rs`.
     Crate,

@@ -27,6 +27,9 @@ pub struct RunOptions {
     /// a student's own crate), set on each submission's subject
     /// ([`crate::sandbox::confine`]).
     pub confinement: Option<std::sync::Arc<crate::sandbox::Confinement>>,
+    /// Where each scenario's picture is kept, when the run's page or a platform's output
+    /// will show them ([`crate::picture`]); `None` keeps none.
+    pub album: Option<std::sync::Arc<crate::picture::Album>>,
 }
 
 /// The plan the harness runs for `scenario`: the lab's actions for its steps.

@@ -285,9 +285,9 @@ fn path_packages(tc: &Toolchain, ws: &Path) -> Result<Vec<PathBuf>, Error> {
     Ok(dirs)
 }
 
-/// [`path_packages`], asking cargo.
-fn ask_path_packages(tc: &Toolchain, ws: &Path) -> Result<Vec<PathBuf>, Error> {
-    let out = Command::new(&tc.cargo)
+/// `cargo metadata` of `ws`, offline, as the sandboxed build will read it.
+fn metadata(tc: &Toolchain, ws: &Path) -> Result<Output, Error> {
+    Command::new(&tc.cargo)
         .args([
             "metadata",
             "--format-version",
@@ -301,7 +301,40 @@ fn ask_path_packages(tc: &Toolchain, ws: &Path) -> Result<Vec<PathBuf>, Error> {
         .env("RUSTC", tc.sysroot.join("bin/rustc"))
         .stdin(Stdio::null())
         .output()
+        .map_err(|e| Error::Cargo(format!("{}: {e}", tc.cargo.display())))
+}
+
+/// Downloads every crate the workspace `ws` can need (for any platform, as `cargo
+/// metadata` reads them), outside the sandbox: the sandboxed build runs offline, and a
+/// fresh machine has downloaded only what building the grader needed. These are the
+/// kit's locked dependencies; no submission chooses them.
+fn fetch(tc: &Toolchain, ws: &Path) -> Result<(), Error> {
+    let out = Command::new(&tc.cargo)
+        .args(["fetch", "--manifest-path"])
+        .arg(ws.join("Cargo.toml"))
+        .env("CARGO_TERM_COLOR", "never")
+        .env("RUSTC", tc.sysroot.join("bin/rustc"))
+        .stdin(Stdio::null())
+        .output()
         .map_err(|e| Error::Cargo(format!("{}: {e}", tc.cargo.display())))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    Err(Error::Cargo(format!(
+        "the crates a sandboxed build needs are not all downloaded, and `cargo fetch` could not download them: {}\n  help: where crates.io can be reached, run `cargo fetch --manifest-path {}` once (it downloads the kit's locked crates), then grade again",
+        String::from_utf8_lossy(&out.stderr).trim(),
+        ws.join("Cargo.toml").display()
+    )))
+}
+
+/// [`path_packages`], asking cargo; the crates it needs are downloaded first if they
+/// are not here yet.
+fn ask_path_packages(tc: &Toolchain, ws: &Path) -> Result<Vec<PathBuf>, Error> {
+    let mut out = metadata(tc, ws)?;
+    if !out.status.success() {
+        fetch(tc, ws)?;
+        out = metadata(tc, ws)?;
+    }
     let meta: serde_json::Value =
         serde_json::from_slice(&out.stdout).map_err(|_| Error::KitBuild {
             what: ws.display().to_string(),

@@ -62,6 +62,21 @@ pub struct Landlocked {
     slots: Mutex<Vec<bool>>,
     /// This grader's first scenario user: apart from other graders' on the machine.
     first: u32,
+    /// Harness programs a scenario user could not reach where cargo put them, each with
+    /// its link or copy in a folder every user may enter (made on first use, removed with
+    /// this sandbox).
+    staged: Mutex<Staged>,
+}
+
+/// A program as it was staged: its path, device and inode, length and time.
+type ProgramId = (PathBuf, u64, u64, u64, i64);
+
+/// The folder of staged harness programs, and what is in it.
+#[derive(Debug, Default)]
+struct Staged {
+    dir: Option<tempfile::TempDir>,
+    /// Each program staged, and its staged path.
+    programs: Vec<(ProgramId, PathBuf)>,
 }
 
 /// A scenario's user, given back (after everything it ran is killed) when dropped.
@@ -104,10 +119,22 @@ impl Landlocked {
             return Err("this kernel has no Landlock (Linux 5.13 or later, with landlock among its security modules)".into());
         }
         let first = FIRST_UID + 1 + (std::process::id() % 10_000) * SLOTS;
+        // Each scenario runs in a folder of the system's temporary folder, as a user of
+        // its own: that user must be able to enter it.
+        let tmp = std::env::temp_dir();
+        if let Some(closed) = closed_ancestor(&tmp) {
+            return Err(format!(
+                "each scenario runs as a user of its own in a folder under {} (TMPDIR), but {} lets only its owner in; set TMPDIR to a folder every user may enter, such as /tmp, or `chmod o+x {}`",
+                tmp.display(),
+                closed.display(),
+                closed.display()
+            ));
+        }
         let sandbox = Landlocked {
             abi,
             slots: Mutex::new(vec![false; SLOTS as usize]),
             first,
+            staged: Mutex::new(Staged::default()),
         };
         let mut trial = sandbox
             .command(Path::new("/bin/true"), &Paths::default(), Some(FIRST_UID))
@@ -149,6 +176,70 @@ impl Landlocked {
             owner: self,
             slot: slot as u32,
         })
+    }
+
+    /// `program` where a scenario user can run it: itself, when every folder above it
+    /// lets other users through; otherwise a hard link to it (or a copy, on another file
+    /// system) in a folder of the temporary folder that every user may enter and none may
+    /// list. A kit cloned into a private folder (mode 700, as `mktemp -d` and root's home
+    /// are) thus still grades.
+    pub fn reachable(&self, program: &Path) -> Result<PathBuf, String> {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        if closed_ancestor(program).is_none() {
+            return Ok(program.to_path_buf());
+        }
+        let meta = std::fs::metadata(program).map_err(|e| format!("{}: {e}", program.display()))?;
+        let id = (
+            program.to_path_buf(),
+            meta.dev(),
+            meta.ino(),
+            meta.len(),
+            meta.mtime(),
+        );
+        let mut staged = self
+            .staged
+            .lock()
+            .map_err(|_| "the staged programs' lock is poisoned".to_owned())?;
+        if let Some((_, path)) = staged.programs.iter().find(|(k, _)| *k == id) {
+            return Ok(path.clone());
+        }
+        if staged.dir.is_none() {
+            let dir = tempfile::Builder::new()
+                .prefix("grader-programs-")
+                .tempdir()
+                .map_err(|e| {
+                    format!(
+                        "cannot make a folder in {}: {e}",
+                        std::env::temp_dir().display()
+                    )
+                })?;
+            std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o711))
+                .map_err(|e| format!("{}: {e}", dir.path().display()))?;
+            staged.dir = Some(dir);
+        }
+        let dir = staged
+            .dir
+            .as_ref()
+            .map(|d| d.path().to_path_buf())
+            .unwrap_or_default();
+        let name = program
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let path = dir.join(format!("{}-{name}", staged.programs.len()));
+        if std::fs::hard_link(program, &path).is_err() {
+            std::fs::copy(program, &path).map_err(|e| {
+                format!(
+                    "cannot copy {} to {}: {e}",
+                    program.display(),
+                    path.display()
+                )
+            })?;
+        }
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        staged.programs.push((id, path.clone()));
+        Ok(path)
     }
 
     /// The user of a lease.
@@ -200,6 +291,16 @@ impl Landlocked {
         }
         Ok(command)
     }
+}
+
+/// The nearest folder at or above `path` (or `path` itself) that other users may not
+/// pass through (no `x` for others), if any.
+fn closed_ancestor(path: &Path) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    path.ancestors()
+        .filter(|p| !p.as_os_str().is_empty())
+        .find(|p| std::fs::metadata(p).is_ok_and(|m| m.permissions().mode() & 0o001 == 0))
+        .map(Path::to_path_buf)
 }
 
 /// The Landlock ABI of this kernel (0: none).

@@ -161,12 +161,13 @@ impl Sandbox {
                     .ok_or_else(|| Error::Sandbox("every scenario user is in use".into()))?;
                 let uid = l.uid(&lease);
                 landlock::give(dir, uid).map_err(|e| Error::io("give", dir, e))?;
+                let harness = l.reachable(harness).map_err(Error::Sandbox)?;
                 let paths = landlock::Paths {
-                    reads: vec![harness.to_path_buf()],
+                    reads: vec![harness.clone()],
                     writes: vec![dir.to_path_buf()],
                 };
                 let mut command = l
-                    .command(harness, &paths, Some(uid))
+                    .command(&harness, &paths, Some(uid))
                     .map_err(Error::Sandbox)?;
                 command
                     .current_dir(dir)

@@ -67,12 +67,44 @@ pub fn explain(lab: &Lab, s: &Scenario) -> String {
         }
         now = now.saturating_add(plugin.advances_clock(&placed.step));
     }
-    let _ = writeln!(
-        out,
-        "\nHint shown when it fails{}: {}",
-        hint_steps(s),
-        s.hint
-    );
+    match s.rule.as_deref().and_then(|id| s.rules.get(id)) {
+        Some(rule) => {
+            let _ = writeln!(out, "\nThe rule it is about ({}): {}", rule.id, rule.rule);
+            let _ = writeln!(
+                out,
+                "Hint shown when it fails{}: {}",
+                hint_steps(s),
+                rule.hint
+            );
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "\nHint shown when it fails{}: {}",
+                hint_steps(s),
+                s.hint
+            );
+        }
+    }
+    for c in &s.checks {
+        let Some(rule) = s.rules.get(&c.rule) else {
+            continue;
+        };
+        let steps: Vec<String> = c.steps.iter().map(|n| n.to_string()).collect();
+        let _ = writeln!(
+            out,
+            "Step{} {} also check{} {} ({}){}",
+            if steps.len() == 1 { "" } else { "s" },
+            steps.join(", "),
+            if steps.len() == 1 { "s" } else { "" },
+            rule.id,
+            rule.rule,
+            match &c.seen {
+                Some(word) => format!(", when {word} is seen there"),
+                None => String::new(),
+            }
+        );
+    }
     out
 }
 

@@ -252,6 +252,7 @@ pub fn parse(lab: &Lab, text: &str, shown: &Path) -> Result<Scenario, Vec<Diagno
             f.hint_from_step,
             f.hint_until_step,
         ));
+        problems.extend(super::rules::problems(lab, &parsed, f));
     }
     let (Some(file), true) = (envelope, problems.is_empty()) else {
         // In file order, as a compiler lists them.
@@ -275,6 +276,7 @@ pub fn parse(lab: &Lab, text: &str, shown: &Path) -> Result<Scenario, Vec<Diagno
         .generated
         .as_ref()
         .is_some_and(|g| g.category == file.category);
+    let checks = super::rules::step_rules(&file);
     Ok(Scenario {
         path: shown.to_path_buf(),
         name: file.name,
@@ -285,7 +287,17 @@ pub fn parse(lab: &Lab, text: &str, shown: &Path) -> Result<Scenario, Vec<Diagno
         smoke: file.smoke,
         race: file.race,
         description: file.description,
-        hint: file.hint,
+        hint: match &file.rule {
+            Some(id) => lab
+                .rules
+                .get(id)
+                .map(|r| r.hint.clone())
+                .unwrap_or_default(),
+            None => file.hint.clone().unwrap_or_default(),
+        },
+        checks,
+        rule: file.rule,
+        rules: lab.rules.clone(),
         hint_from_step: file.hint_from_step.map_or(1, |n| n as usize),
         hint_until_step: file
             .hint_until_step

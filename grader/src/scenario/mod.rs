@@ -1,11 +1,13 @@
 //! Scenarios: the file format ([`model`]), reading files with exact positions
 //! ([`load`]), and checking them against the lab before anything runs ([`validate`]).
 
+pub mod clock_times;
 pub mod explain;
 pub mod load;
 pub mod model;
 pub mod names;
 pub mod recover;
+pub mod rules;
 pub mod schema;
 pub mod settings;
 pub mod validate;
@@ -41,8 +43,14 @@ pub struct Scenario {
     pub race: bool,
     /// Plain-words description.
     pub description: String,
-    /// Hint shown after a failure.
+    /// The rule it is about (an id of the lab's `rules.json`), if it names one.
+    pub rule: Option<String>,
+    /// The hint of its rule, or the hint of its own in a lab without rules.
     pub hint: String,
+    /// Other rules some of its steps check.
+    pub checks: Vec<rules::StepRule>,
+    /// The lab's rules, to judge its failures by.
+    pub rules: Arc<crate::lab::rules::Rules>,
     /// The step (counted from 1) from which the hint applies; before it a failure is
     /// reported as observed, without the hint. 1 when the file does not say.
     pub hint_from_step: usize,

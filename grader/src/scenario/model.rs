@@ -60,20 +60,35 @@ pub struct ScenarioFile<'a> {
     /// What it does and why, in plain words, for `grader explain`.
     #[serde(default)]
     pub description: String,
-    /// Shown to a student whose code fails it: the mistake it usually catches.
+    /// The rule this scenario is about: the id of one of the lab's rules (its
+    /// `rules.json`), whose hint a student whose code fails it sees. Give `rule` or
+    /// `hint`, not both.
+    #[serde(default)]
+    #[schemars(with = "Option<RuleId>")]
+    pub rule: Option<String>,
+    /// In a lab without rules: shown to a student whose code fails it, the mistake it
+    /// usually catches. Give `rule` or `hint`, not both.
+    #[serde(default)]
     #[schemars(length(min = 1))]
-    pub hint: String,
-    /// The step (counted from 1) from which the hint applies: the steps before it only
-    /// set the scene, and a failure there is reported as what was observed, without the
-    /// hint's claim about its cause. Without it the hint applies at every step.
+    pub hint: Option<String>,
+    /// The step (counted from 1) from which the scenario's rule (or hint) applies: the
+    /// steps before it only set the scene, and a failure there points at the rule of its
+    /// step in `checks`, or is reported as what was observed. Without it the rule
+    /// applies from the first step.
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub hint_from_step: Option<u32>,
-    /// The last step (counted from 1) the hint is about: a failure after it is reported
-    /// as what was observed. Without it the hint applies to the last step.
+    /// The last step (counted from 1) the scenario's rule (or hint) is about. Without it
+    /// the rule applies to the last step.
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub hint_until_step: Option<u32>,
+    /// Other rules of the lab that some steps check (the scene a scenario sets usually
+    /// rests on other rules): a failure at one of these steps points at that rule. Read
+    /// in order, before the scenario's own `rule`: the first that covers the failing
+    /// step, and whose `seen` (when given) was observed there, is the step's rule.
+    #[serde(default)]
+    pub checks: Vec<Check>,
     /// Settings that differ from the lab's defaults, per target.
     #[serde(default, borrow)]
     #[schemars(schema_with = "target_overrides_schema")]
@@ -83,6 +98,24 @@ pub struct ScenarioFile<'a> {
     #[serde(borrow)]
     #[schemars(with = "Vec<Step>", length(min = 1))]
     pub steps: Vec<&'a RawValue>,
+}
+
+/// A rule of the lab that some steps of a scenario check.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Check {
+    /// The id of one of the lab's rules (`rules.json`).
+    #[schemars(with = "RuleId")]
+    pub rule: String,
+    /// The steps (counted from 1) that check it.
+    #[schemars(length(min = 1))]
+    pub steps: Vec<u32>,
+    /// Only when the step observed this word and did not expect it (an outcome such as
+    /// `E904`, a state such as `CLOSED`): for a step that checks several rules, the one
+    /// this symptom shows broken.
+    #[serde(default)]
+    #[schemars(length(min = 1))]
+    pub seen: Option<String>,
 }
 
 /// Whether students can run a scenario themselves.
@@ -134,6 +167,19 @@ impl JsonSchema for CategoryId {
 
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
         json_schema!({"type": "string", "description": "A rubric category of the lab, as listed in its lab.json."})
+    }
+}
+
+/// A schema-only type: the id of one of the lab's rules.
+pub struct RuleId;
+
+impl JsonSchema for RuleId {
+    fn schema_name() -> Cow<'static, str> {
+        "RuleId".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({"type": "string", "description": "A rule of the lab, as listed in its rules.json."})
     }
 }
 

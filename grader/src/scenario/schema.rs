@@ -60,13 +60,19 @@ pub fn generic(plugin: &dyn DynPlugin) -> Value {
 }
 
 /// The schema of `lab`'s scenario files: the general one, with the lab's targets and
-/// categories as the only words allowed where a target or a category goes, and without
-/// `"race"` for a lab that has no race checks (validation refuses it there).
+/// categories (and rules) as the only words allowed where a target or a category (or a
+/// rule) goes, and without `"race"` for a lab that has no race checks, nor `"rule"` and
+/// `"checks"` for a lab without rules (validation refuses them there).
 pub fn for_lab(lab: &Lab) -> Value {
     let mut schema = generic(lab.plugin.as_ref());
-    if !lab.has_race_checks() {
-        if let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+    if let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+        if !lab.has_race_checks() {
             properties.remove("race");
+        }
+        // A lab without rules has scenarios that give hints of their own.
+        if lab.rules.rules.is_empty() {
+            properties.remove("rule");
+            properties.remove("checks");
         }
     }
     let targets: Vec<&str> = lab
@@ -87,6 +93,9 @@ pub fn for_lab(lab: &Lab) -> Value {
         }
         if let Some(def) = defs.get_mut("CategoryId").and_then(Value::as_object_mut) {
             def.insert("enum".into(), json!(categories));
+        }
+        if let Some(def) = defs.get_mut("RuleId").and_then(Value::as_object_mut) {
+            def.insert("enum".into(), json!(lab.rules.ids()));
         }
     }
     if let Some(root) = schema.as_object_mut() {

@@ -34,6 +34,33 @@ pub fn resolve(lab: &Lab, overrides: &BTreeMap<String, &RawValue>) -> Vec<Target
         .collect()
 }
 
+/// Why `value` does not fit setting `key`, worded as the setting's rule where it has one
+/// ("probes is -5, but probes must be 1 or more"), not as the type the lab stores it in.
+/// The rule is found by asking the lab about 0 in its place: a whole-number setting that
+/// refuses 0 says what it wants instead; one that takes 0 is a whole number, 0 or more.
+pub fn value_problem(
+    lab: &Lab,
+    defaults: &Map<String, Value>,
+    key: &str,
+    value: &Value,
+    e: &serde_json::Error,
+) -> String {
+    let mut zero = defaults.clone();
+    zero.insert(key.to_owned(), Value::from(0u64));
+    let shown = match value {
+        Value::String(text) => format!("the text \"{text}\""),
+        other => other.to_string(),
+    };
+    match lab.plugin.read_settings(&Value::Object(zero)) {
+        Ok(found) => match found.into_iter().find(|(field, _)| *field == key) {
+            Some((_, rule)) => format!("{key} is {shown}, but {rule}"),
+            None => format!("{key} is {shown}, but it must be a whole number, 0 or more"),
+        },
+        // Not a whole-number setting: serde's words are all there is.
+        Err(_) => describe_json_error(e),
+    }
+}
+
 /// Every problem with a scenario's overrides of known targets, placed in `text` (the
 /// file, shown as `path`). Unknown target names are the envelope's to report.
 pub fn problems(
@@ -80,7 +107,8 @@ pub fn problems(
                 Ok(_) => {
                     merged.insert(key.clone(), value.clone());
                 }
-                Err(e) => problems.push(source.at(at(key), describe_json_error(&e))),
+                Err(e) => problems
+                    .push(source.at(at(key), value_problem(lab, &t.settings, key, value, &e))),
             }
         }
         if let Ok(found) = lab.plugin.read_settings(&Value::Object(merged)) {

@@ -2,8 +2,9 @@
 //!
 //! Parsing already reported unknown fields and wrong types. This pass checks what could
 //! be read against the lab (names, category, targets, the file's place), the targets'
-//! settings, and asks the lab's plug-in to check what its steps mean. It collects every
-//! problem instead of stopping at the first.
+//! settings, and asks the lab's plug-in to check what its steps mean; then the times its
+//! steps write (`clock_times.rs`). It collects every problem instead of stopping at the
+//! first.
 
 use std::collections::HashMap;
 
@@ -47,6 +48,7 @@ pub fn check(lab: &Lab, parsed: &Parsed<'_>) -> Vec<Diagnostic> {
     check_header(&mut c);
     check_place(&mut c);
     check_steps(&mut c);
+    c.problems.extend(super::clock_times::check(lab, parsed));
     c.problems
 }
 
@@ -195,7 +197,8 @@ fn check_header(c: &mut Envelope<'_>) {
     let target_names: Vec<&str> = targets.iter().map(String::as_str).collect();
     let overrides_at = c.parsed.header.key("targets");
     for name in c.parsed.overrides.keys() {
-        if let Some((message, help)) = unknown_word(name, &target_names, "target") {
+        let noun = c.lab.plugin.target_noun();
+        if let Some((message, help)) = unknown_word(name, &target_names, noun) {
             let at = c
                 .parsed
                 .source
@@ -236,7 +239,9 @@ fn check_steps(c: &mut Envelope<'_>) {
         .filter_map(|(i, p)| p.as_ref().map(|p| (i, p)))
         .collect();
     let race = c.parsed.header.race == Some(true);
-    let mut checker = Checker::new(&targets).for_race_check(race);
+    let mut checker = Checker::new(&targets)
+        .for_race_check(race)
+        .calling_targets(c.lab.plugin.target_noun());
     if readable.len() < c.parsed.steps.len() {
         checker = checker.with_unreadable_steps();
     }

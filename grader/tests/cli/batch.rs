@@ -18,6 +18,7 @@ struct Gradebook {
     max_score: u32,
     sandbox: Option<String>,
     categories: Vec<Category>,
+    scenario_columns: Vec<serde_json::Value>,
     submissions: Vec<Row>,
 }
 
@@ -32,6 +33,7 @@ struct Category {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[allow(dead_code)]
 struct Row {
     name: String,
     status: String,
@@ -44,10 +46,21 @@ struct Row {
     student_files_sha256: Option<String>,
     results_file: Option<String>,
     message: String,
+    graded_at: String,
+    kit_version: String,
+    scenarios_sha256: String,
+    statuses: std::collections::BTreeMap<String, String>,
+    start_here: Option<serde_json::Value>,
+    stopped_at: Option<String>,
+    code_sha256: Option<String>,
+    unchanged_skeleton: bool,
 }
 
-/// A CSV file as rows of fields.
+/// A CSV file as rows of fields; it starts with a byte-order mark.
 fn csv(text: &str) -> Vec<Vec<String>> {
+    let text = text
+        .strip_prefix('\u{feff}')
+        .expect("a byte-order mark, for spreadsheets");
     csv::ReaderBuilder::new()
         .has_headers(false)
         .from_reader(text.as_bytes())
@@ -186,6 +199,11 @@ fn a_batch_with_a_hang_a_compile_error_and_a_missing_file_completes() {
     );
 
     for r in &book.submissions {
+        assert_eq!(r.kit_version, env!("CARGO_PKG_VERSION"), "{}", r.name);
+        assert!(
+            r.graded_at.ends_with('Z') && r.graded_at.len() == 20,
+            "{r:?}"
+        );
         let file = out.join(r.results_file.as_ref().expect("a results file"));
         let results: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
@@ -225,7 +243,7 @@ fn a_batch_with_a_hang_a_compile_error_and_a_missing_file_completes() {
         .iter()
         .filter(|t| {
             let o = t["output"].as_str().unwrap();
-            o.contains("TIMEOUT") || o.contains("still inside the relay")
+            o.contains("TIMEOUT") || o.contains("still running inside the relay")
         })
         .count();
     assert!(stopped > 0, "the hanging scenarios say so: {hang_results}");
@@ -239,28 +257,65 @@ fn a_batch_with_a_hang_a_compile_error_and_a_missing_file_completes() {
     let possible = &table[1];
     assert_eq!(possible[0], "Points Possible");
     assert_eq!(possible[2], book.max_score.to_string());
+    assert_eq!(
+        (possible[3].as_str(), possible[4].as_str()),
+        ("", ""),
+        "max_score and passed hold no points"
+    );
     for c in &book.categories {
         let i = table[0]
             .iter()
-            .position(|h| *h == c.id)
-            .expect("a column per category");
+            .position(|h| *h == c.title)
+            .expect("a column per category, headed by its title");
         assert_eq!(possible[i], c.max_score.to_string(), "{}", c.id);
     }
+    let hidden: Vec<&str> = book
+        .scenario_columns
+        .iter()
+        .filter(|s| s["hidden"] == true)
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert!(!hidden.is_empty());
     let failed = table[0]
         .iter()
         .position(|h| h == "failed")
         .expect("a failed column");
     for (line, r) in table[2..].iter().zip(&book.submissions) {
-        assert_eq!(line[failed], r.failed.join(" "), "{}", r.name);
+        // The sheet names the visible scenarios that failed, and counts the hidden ones.
+        let visible: Vec<&str> = r
+            .failed
+            .iter()
+            .map(String::as_str)
+            .filter(|f| !hidden.contains(f))
+            .collect();
+        assert_eq!(line[failed], visible.join(" "), "{}", r.name);
         assert_eq!(line.len(), table[0].len(), "{line:?}");
         assert_eq!(line[0], r.name);
         assert_eq!(line[1], r.status);
-        assert_eq!(line[2], r.score.to_string());
-        for (i, column) in table[0].iter().enumerate() {
-            if let Some(points) = r.categories.get(column) {
-                assert_eq!(line[i], points.to_string());
-            }
+        // An ungraded submission's cells are blank, not zero.
+        let graded = r.status == "graded";
+        let score = if graded {
+            r.score.to_string()
+        } else {
+            String::new()
+        };
+        assert_eq!(line[2], score, "{}", r.name);
+        for c in &book.categories {
+            let i = table[0].iter().position(|h| *h == c.title).unwrap();
+            let points = r.categories.get(&c.id).filter(|_| graded);
+            assert_eq!(
+                line[i],
+                points.map(u32::to_string).unwrap_or_default(),
+                "{}",
+                r.name
+            );
         }
+    }
+    for hidden in &hidden {
+        assert!(
+            !table.iter().flatten().any(|cell| cell.contains(hidden)),
+            "the sheet names no hidden scenario: {hidden}"
+        );
     }
 }
 

@@ -129,6 +129,7 @@ impl Browser {
                 .post(&url)
                 .header("Content-Type", "application/json")
                 .send(body.to_string()),
+            "GET" => self.agent.get(&url).call(),
             _ => self.agent.delete(&url).call(),
         };
         let mut response = result.map_err(|e| format!("{method} {path}: {e}"))?;
@@ -168,6 +169,38 @@ impl Browser {
             .collect())
     }
 
+    /// Runs `script` (a function body) in the open page with `args`; what it returns.
+    pub fn run(&self, script: &str, args: Value) -> Result<Value, String> {
+        self.call(
+            "POST",
+            &format!("/session/{}/execute/sync", self.session),
+            json!({"script": script, "args": args}),
+        )
+    }
+
+    /// Runs `script` in the open page with `args` and waits for it to call its last
+    /// argument (the WebDriver callback) with its result.
+    pub fn run_async(&self, script: &str, args: Value) -> Result<Value, String> {
+        self.call(
+            "POST",
+            &format!("/session/{}/execute/async", self.session),
+            json!({"script": script, "args": args}),
+        )
+    }
+
+    /// The window as it shows now, as base64 PNG.
+    pub fn screenshot(&self) -> Result<String, String> {
+        let value = self.call(
+            "GET",
+            &format!("/session/{}/screenshot", self.session),
+            Value::Null,
+        )?;
+        value
+            .as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| format!("no screenshot: {value}"))
+    }
+
     /// Every `<figure>` of the open page, measured as laid out.
     pub fn charts(&self) -> Result<Vec<ChartBox>, String> {
         let script = "return Array.from(document.querySelectorAll('figure')).map(f => {
@@ -183,6 +216,20 @@ impl Browser {
             json!({"script": script, "args": []}),
         )?;
         serde_json::from_value(value).map_err(|e| e.to_string())
+    }
+}
+
+impl Browser {
+    /// How many elements of the open page match the CSS `selector`.
+    pub fn count(&self, selector: &str) -> Result<u64, String> {
+        let value = self.call(
+            "POST",
+            &format!("/session/{}/execute/sync", self.session),
+            json!({"script": "return document.querySelectorAll(arguments[0]).length;", "args": [selector]}),
+        )?;
+        value
+            .as_u64()
+            .ok_or_else(|| format!("not a count: {value}"))
     }
 }
 

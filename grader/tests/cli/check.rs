@@ -11,7 +11,7 @@ fn the_reference_gets_full_marks() {
         .assert()
         .code(0)
         .stdout(predicate::str::contains(
-            "Total: 179/179 points, 42 of 42 scenarios passed",
+            "Total: 201/201 points, 47 of 47 scenarios passed",
         ))
         .get_output()
         .clone();
@@ -28,8 +28,8 @@ fn the_reference_json_report() {
         .clone();
     let report: serde_json::Value =
         serde_json::from_slice(&output.stdout).expect("one JSON object on stdout");
-    assert_eq!(report["score"], 179);
-    assert_eq!(report["max_score"], 179);
+    assert_eq!(report["score"], 201);
+    assert_eq!(report["max_score"], 201);
     insta::assert_snapshot!("reference_json", stdout(&output));
 }
 
@@ -43,7 +43,7 @@ fn the_untouched_skeleton_gets_zero_and_names_the_todo_each_scenario_hit() {
         .clone();
     let text = stdout(&output);
     assert!(
-        text.contains("Total: 0/179 points, 0 of 42 scenarios passed"),
+        text.contains("Total: 0/201 points, 0 of 47 scenarios passed"),
         "{text}"
     );
     // The grader reads every breaker's state after each step, so every scenario stops at
@@ -52,8 +52,8 @@ fn the_untouched_skeleton_gets_zero_and_names_the_todo_each_scenario_hit() {
     // names, never once per scenario.
     let todo = skeleton_todo("relay.rs", "fn breaker_state");
     assert!(
-        text.contains(&format!("42 scenarios stopped at todo!() at {todo}")),
-        "Start here names the todo!() all 42 stopped at ({todo}):\n{text}"
+        text.contains(&format!("47 scenarios stopped at todo!() at {todo}")),
+        "Start here names the todo!() all 47 stopped at ({todo}):\n{text}"
     );
     assert_eq!(text.matches("stopped at todo!() at").count(), 2, "{text}");
     let json: serde_json::Value = serde_json::from_slice(
@@ -159,6 +159,7 @@ fn one_scenario_by_name() {
     ----- stderr -----
     building solutions/lab4 ...
     running 1 scenario ...
+    timelines of every scenario: target/grader/lab4/timeline.html
     ");
 }
 

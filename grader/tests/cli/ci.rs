@@ -20,6 +20,8 @@ fn run_autograder(root: &Path, grader: &Path) -> std::process::Output {
         .env("AUTOGRADER_ROOT", root)
         .env("GRADER_KIT", kit())
         .env("GRADER_BIN", grader)
+        // The instructors' kit holds every lab: a bundle holds one and needs none.
+        .env("GRADER_LAB", "lab4")
         .env("NO_COLOR", "1")
         .env_remove("GRADER_WORK_DIR")
         .output()
@@ -120,6 +122,7 @@ fn github_step(dir: &Path, pass_mark: &str) -> std::process::Output {
         .arg(kit().join("ci/github/grade.sh"))
         .current_dir(dir)
         .env("KIT", kit())
+        .env("LAB", "lab4")
         .env("SUBMISSION", "submission")
         .env("GRADER", grader_bin())
         .env("PASS_MARK", pass_mark)
@@ -231,6 +234,24 @@ fn the_github_workflow_runs_the_step_and_uploads_the_results() {
         .expect("a step uploads the results");
     assert_eq!(field(upload, "if"), "always()", "{upload:?}");
     assert!(!w["env"]["PASS_MARK"].is_badvalue(), "{:?}", w["env"]);
+    // One job per lab: the kit's workflow lists every lab of the kit, and passes it on.
+    let matrix: Vec<&str> = w["jobs"]["grade"]["strategy"]["matrix"]["lab"]
+        .as_vec()
+        .expect("a matrix of labs")
+        .iter()
+        .filter_map(|l| l.as_str())
+        .collect();
+    let labs = grader::lab::lab_names(&kit()).expect("the kit's labs");
+    assert_eq!(matrix, labs, "the workflow's matrix");
+    let grade = steps
+        .iter()
+        .find(|s| field(s, "run").contains("grade.sh"))
+        .expect("the grading step");
+    assert_eq!(
+        field(&grade["env"], "LAB"),
+        "${{ matrix.lab }}",
+        "{grade:?}"
+    );
 }
 
 /// The Gradescope bundle of this kit, made once per test run with the grader under test
@@ -247,6 +268,7 @@ fn bundle() -> Option<&'static Path> {
         let zip = out.join("lab4/autograder.zip");
         let made = Command::new("bash")
             .arg(kit().join("ci/gradescope/make_bundle.sh"))
+            .arg("lab4")
             .arg(&zip)
             .env("GRADER", grader_bin())
             .env_remove("GRADER_WORK_DIR")
@@ -255,7 +277,7 @@ fn bundle() -> Option<&'static Path> {
         assert!(made.status.success(), "{}", crate::util::transcript(&made));
         let said = String::from_utf8_lossy(&made.stderr);
         assert!(
-            said.contains("give the Gradescope assignment 246 points in all"),
+            said.contains("give the Gradescope assignment 276 points in all"),
             "the point total for the assignment: {said}"
         );
         Some(zip)
@@ -335,6 +357,7 @@ fn a_bundle_is_not_made_from_a_kit_whose_reference_fails() {
     let zip = place.join("autograder.zip");
     let made = Command::new("bash")
         .arg(copy.join("ci/gradescope/make_bundle.sh"))
+        .arg("lab4")
         .arg(&zip)
         .env("GRADER", grader_bin())
         .env("GRADER_WORK_DIR", place.join("cache/work"))
@@ -420,7 +443,7 @@ fn attacks_in_the_gradescope_bundle_get_nothing() {
         assert_eq!(r.extra_data["status"], "graded", "{name}: {text}");
         let max: f64 = r.tests.iter().map(|t| t.max_score).sum();
         assert_eq!(
-            max, 246.0,
+            max, 276.0,
             "{name}: the hidden and generated scenarios ran too"
         );
         let expected = if compiles { max } else { 0.0 };

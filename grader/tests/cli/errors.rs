@@ -41,6 +41,7 @@ fn a_broken_scenario_file_stops_grading_with_its_position() {
     let kit = scratch_kit(&[
         "Cargo.toml",
         "labs/lab4/lab.json",
+        "labs/lab4/rules.json",
         "labs/lab4/scenarios/sm_opens_at_threshold.json",
     ]);
     let path = kit

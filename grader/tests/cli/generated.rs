@@ -99,7 +99,7 @@ fn a_submission_is_graded_with_the_seeds_graded_in_ci_and_a_mutant_gets_the_rule
     assert_eq!(output.status.code(), Some(0), "{}", transcript(&output));
     assert_eq!(
         (report["score"].as_u64(), report["max_score"].as_u64()),
-        (Some(279), Some(279)),
+        (Some(390), Some(390)),
         "{report}"
     );
     let seeds: Vec<&str> = generated_results(&report)
@@ -261,6 +261,7 @@ fn a_kit_without_the_reference_reads_the_published_files() {
         schedule: None,
         race: None,
         confinement: None,
+        album: None,
     };
     let written = edition::write(
         &lab,

@@ -47,6 +47,8 @@ enum Action {
         key: String,
         points: u32,
     },
+    /// "in `FILE`, add `NAME` to `caught_by`" (a mutant's file).
+    AddCaughtBy { file: String, name: String },
     /// A line of an `sh` block; `# exits with N` at its end gives the exit status.
     Run { command: String, status: i32 },
 }
@@ -105,6 +107,18 @@ fn actions() -> Vec<Action> {
             block = Some((info.trim().to_owned(), String::new()));
             continue;
         }
+        if let Some(rest) = prose_and(&prose, line).split("in `").nth(1) {
+            if let (Some(file), Some(name)) = (
+                rest.split('`').next(),
+                between(rest, "add `", "` to\n`caught_by`")
+                    .or_else(|| between(rest, "add `", "` to `caught_by`")),
+            ) {
+                actions.push(Action::AddCaughtBy {
+                    file: file.to_owned(),
+                    name: name.to_owned(),
+                });
+            }
+        }
         if let Some(rest) = line.split("In `").nth(1) {
             if let (Some(file), Some(points), Some(key)) = (
                 rest.split('`').next(),
@@ -122,6 +136,17 @@ fn actions() -> Vec<Action> {
         prose.push('\n');
     }
     actions
+}
+
+/// The last line of `prose` (the paragraph so far) and `line`, for a sentence that runs
+/// over a line end.
+fn prose_and(prose: &str, line: &str) -> String {
+    let last = prose.lines().last().unwrap_or("");
+    if last.contains("in `") && !line.contains("in `") {
+        format!("{last}\n{line}")
+    } else {
+        line.to_owned()
+    }
 }
 
 /// Runs one command line with `sh`, `grader` on the `PATH`.
@@ -219,7 +244,7 @@ fn check(command: &str, status: i32, o: &Output) {
     let new = draft_points();
     if command.starts_with("grader validate labs/lab4/drafts/") {
         assert!(
-            err(o).contains(&format!(
+            out(o).contains(&format!(
                 ": 1 scenario file of lab4, {new} points: all valid"
             )),
             "{t}"
@@ -237,6 +262,13 @@ fn check(command: &str, status: i32, o: &Output) {
                 && out(o).contains("Audit of 1 scenario passed"),
             "{t}"
         );
+        // What to do when publishing it, as the doc shows it.
+        let shown =
+            between(DOC, "```text\nWhen you publish them", "```").expect("the doc shows it");
+        assert!(
+            out(o).contains(&format!("When you publish them{shown}")),
+            "docs/instructors.md shows other words:\n{t}"
+        );
     } else if command == "grader validate lab4" && status == 2 {
         let shown = between(DOC, "```text\nlabs/lab4/lab.json", "```").expect("the doc shows it");
         let shown: Vec<String> = format!("labs/lab4/lab.json{shown}")
@@ -252,7 +284,7 @@ fn check(command: &str, status: i32, o: &Output) {
         // The shipped lab, plus the walk-through's scenario; `--fix` first rewrote the
         // handout's numbers.
         let c = shipped_counts();
-        let text = err(o);
+        let text = out(o);
         let last = text.lines().last().unwrap_or_default();
         if command.ends_with("--fix") {
             assert!(
@@ -364,6 +396,14 @@ fn the_walkthrough_runs_as_written_and_a_weakened_scenario_fails_the_audit() {
                     .expect("a number");
                 let old: u32 = text[at..at + digits].parse().expect("a number");
                 let new = format!("{}{}{}", &text[..at], old + points, &text[at + digits..]);
+                std::fs::write(&path, new).expect("write");
+            }
+            Action::AddCaughtBy { file, name } => {
+                let path = cwd.join(file);
+                let text = std::fs::read_to_string(&path).expect("read");
+                let key = "\"caught_by\": [";
+                assert!(text.contains(key), "{file} has a caught_by list");
+                let new = text.replacen(key, &format!("{key}\n    \"{name}\","), 1);
                 std::fs::write(&path, new).expect("write");
             }
             Action::Run { command, status } => {

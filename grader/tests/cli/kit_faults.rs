@@ -17,6 +17,7 @@ const KIT_PATHS: &[&str] = &[
     "grader/harness",
     "grader/protocol",
     "labs/lab4/lab.json",
+    "labs/lab4/rules.json",
     "labs/lab4/scenarios",
     "labs/lab4/harness",
     "labs/lab4/race",

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::subs::{Layout, edit, folder, json, write};
+use crate::subs::{Layout, apply_mutant, edit, folder, json, write};
 use crate::util::{grader, kit, scratch_kit, stdout, transcript};
 
 /// Lab 5's declared files, relative to the student crate.
@@ -34,18 +34,8 @@ fn reference_files() -> Vec<(String, String)> {
 
 /// The reference with mutant `name`'s edits (`labs/lab5/mutants/`).
 fn mutant(name: &str) -> Vec<(String, String)> {
-    let path = kit().join("labs/lab5/mutants").join(format!("{name}.json"));
-    let mutant: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("JSON");
     let mut files = reference_files();
-    for e in mutant["edits"].as_array().expect("edits") {
-        let (file, find, replace) = (
-            e["file"].as_str().expect("file"),
-            e["find"].as_str().expect("find"),
-            e["replace"].as_str().expect("replace"),
-        );
-        edit(&mut files, file, find, replace);
-    }
+    apply_mutant("lab5", name, &mut files);
     files
 }
 
@@ -74,7 +64,7 @@ fn the_reference_gets_full_marks_hidden_scenarios_included() {
     let text = stdout(&output);
     assert_eq!(output.status.code(), Some(0), "{}", transcript(&output));
     assert!(
-        text.contains("Total: 207/207 points, 43 of 43 scenarios passed"),
+        text.contains("Total: 280/280 points, 60 of 60 scenarios passed"),
         "{text}"
     );
     let dir = submission("lab5-reference", &reference_files());
@@ -82,7 +72,7 @@ fn the_reference_gets_full_marks_hidden_scenarios_included() {
     let report = json(&output);
     assert_eq!(
         (report["score"].as_u64(), report["max_score"].as_u64()),
-        (Some(279), Some(279)),
+        (Some(390), Some(390)),
         "{}",
         transcript(&output)
     );
@@ -97,10 +87,10 @@ fn the_untouched_skeleton_gets_zero_and_starts_at_gateway_new() {
     let text = stdout(&output);
     assert_eq!(output.status.code(), Some(1), "{}", transcript(&output));
     assert!(
-        text.contains("Total: 0/207 points, 0 of 43 scenarios passed"),
+        text.contains("Total: 0/280 points, 0 of 60 scenarios passed"),
         "{text}"
     );
-    let start = "Start here:\n  43 scenarios stopped at todo!() at crates/edi_gateway/src/gateway.rs:43:9: lab 5: build one lane per flow in Gateway::new\n";
+    let start = "Start here:\n  60 scenarios stopped at todo!() at crates/edi_gateway/src/gateway.rs:43:9: lab 5: build one lane per flow in Gateway::new\n";
     assert!(text.contains(start), "{text}");
     // The handout quotes that line: it must stay true.
     let handout = std::fs::read_to_string(kit().join("labs/lab5/README.md")).expect("read");
@@ -305,8 +295,8 @@ fn an_alert_on_every_failed_probe_is_reported_with_the_alerts() {
 fn every_format_reports_lab5() {
     for (format, needle) in [
         ("json", "\"lab\": \"lab5\""),
-        ("junit", "<testsuites name=\"lab5\" tests=\"43\""),
-        ("gradescope", "\"score\": 207.0"),
+        ("junit", "<testsuites name=\"lab5\" tests=\"60\""),
+        ("gradescope", "\"score\": 280.0"),
     ] {
         let output = grader()
             .args(["check", "lab5", "--solution", "--format", format])
@@ -347,8 +337,8 @@ fn a_batch_of_lab5_submissions_becomes_a_gradebook() {
         let line = book.lines().find(|l| l.starts_with(&format!("{name},")));
         line.expect("a row").split(',').map(str::to_owned).collect()
     };
-    assert_eq!(row("alice")[2..4], ["279", "279"], "{book}");
-    assert_ne!(row("bob")[2], "279", "{book}");
+    assert_eq!(row("alice")[2..4], ["390", "390"], "{book}");
+    assert_ne!(row("bob")[2], "390", "{book}");
 }
 
 #[test]

@@ -41,6 +41,23 @@ pub(crate) fn leaks(out: &Path, needles: &[String]) -> Vec<String> {
     leaks
 }
 
+/// What a scratch kit needs for cargo to read its workspace, through which a release
+/// finds the edition's members.
+const WORKSPACE: &[&str] = &[
+    "Cargo.toml",
+    "Cargo.lock",
+    "crates",
+    "fixtures",
+    "grader/Cargo.toml",
+    "grader/src",
+    "grader/harness",
+    "grader/lab",
+    "grader/protocol",
+    "grader/race",
+    "solutions",
+    "labs",
+];
+
 /// Releases the real kit's lab 4 into a new temporary folder.
 fn release() -> (tempfile::TempDir, PathBuf, std::process::Output) {
     let tmp = tempfile::tempdir().expect("a temporary folder");
@@ -122,15 +139,24 @@ fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
         stderr.starts_with("wrote the student edition of lab4 to DIR: "),
         "{stderr}"
     );
-    // Every lab's reference solution is dropped, and nothing else.
+    // Every lab's reference solution is dropped, and the other labs' crates.
     let dropped = stderr
         .lines()
         .find_map(|l| l.strip_prefix("  workspace members dropped from Cargo.toml: "))
         .expect("a dropped members line");
     let dropped: Vec<&str> = dropped.split(", ").collect();
-    assert!(dropped.contains(&"solutions/lab4"), "{stderr}");
+    for gone in [
+        "solutions/lab4",
+        "solutions/lab5",
+        "crates/edi_gateway",
+        "labs/lab5/plugin",
+    ] {
+        assert!(dropped.contains(&gone), "{gone}: {stderr}");
+    }
     assert!(
-        dropped.iter().all(|m| m.starts_with("solutions/")),
+        !dropped
+            .iter()
+            .any(|m| m.starts_with("labs/lab4/") || *m == "crates/relay_base"),
         "{stderr}"
     );
     let left_out = stderr
@@ -145,13 +171,15 @@ fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
         "labs/lab4/alternatives",
         "labs/lab4/hidden",
         "labs/lab4/mutants",
+        "labs/lab5",
+        "ARCHITECTURE.md",
         "solutions",
     ] {
         assert!(left_out.contains(&dir), "{dir} not in {left_out:?}");
     }
     assert!(
         stderr.contains(
-            &format!("\n  {hidden} hidden scenarios ({hidden_points} points) will run only when submissions are graded\n")
+            &format!("\n  lab4: {hidden} hidden scenarios ({hidden_points} points) will run only when submissions are graded\n")
         ),
         "{stderr}"
     );
@@ -175,6 +203,7 @@ fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
         "labs/lab4/harness/main/src/main.rs",
         "labs/lab4/plugin/src/lib.rs",
         "labs/lab4/lab.json",
+        "labs/lab4/rules.json",
         "labs/lab4/README.md",
         "labs/lab4/scenario.schema.json",
         "labs/lab4/scenarios/tr_full_cycle.json",
@@ -226,7 +255,7 @@ fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
     // The README says what was left out.
     let readme = std::fs::read_to_string(out.join("README.md")).expect("read");
     assert!(readme.contains("## About this edition"), "{readme}");
-    assert!(readme.contains("`grader/tests/`"), "{readme}");
+    assert!(readme.contains("the grader's own test suite"), "{readme}");
     // The rest of it is written for students: nothing that works only in the
     // instructors' kit (`--solution` exits with 2 here), nor rows for folders it lacks.
     let for_students = &readme[..readme.find("## About this edition").expect("the note")];
@@ -321,15 +350,16 @@ fn the_student_edition_holds_what_students_need_and_no_instructor_material() {
         .iter()
         .filter_map(|m| m.as_str())
         .collect();
-    let kit_members = grader::instructor::cargo_files::workspace_members(
-        &std::fs::read_to_string(kit().join("Cargo.toml")).expect("read"),
+    let written = grader::instructor::cargo_files::workspace_members(
+        &std::fs::read_to_string(out.join("Cargo.toml")).expect("read"),
     );
-    let without_solutions = kit_members
-        .iter()
-        .filter(|m| !m.starts_with("solutions/"))
-        .count();
-    assert_eq!(members.len(), without_solutions, "{members:?}");
-    assert!(!members.iter().any(|m| m.contains("_solution")));
+    assert_eq!(members.len(), written.len(), "{members:?}");
+    for gone in ["_solution", "lab5_", "lab6_", "edi_gateway", "quote_client"] {
+        assert!(
+            !members.iter().any(|m| m.contains(gone)),
+            "{gone}: {members:?}"
+        );
+    }
 }
 
 #[test]
@@ -361,20 +391,7 @@ fn release_refuses_a_folder_that_is_not_empty() {
 /// nothing is left behind.
 #[test]
 fn a_solution_file_in_the_skeleton_stops_the_release() {
-    let scratch = scratch_kit(&[
-        "Cargo.toml",
-        "Cargo.lock",
-        "crates",
-        "fixtures",
-        "grader/Cargo.toml",
-        "grader/src",
-        "grader/harness",
-        "grader/lab",
-        "grader/protocol",
-        "grader/race",
-        "solutions",
-        "labs",
-    ]);
+    let scratch = scratch_kit(WORKSPACE);
     std::fs::copy(
         scratch.path().join("solutions/lab4/src/breaker.rs"),
         scratch.path().join("crates/relay_base/src/breaker.rs"),
@@ -431,8 +448,8 @@ fn an_invalid_lab_is_not_released() {
     exit status: 2
     ----- stdout -----
     ----- stderr -----
-    error: labs/lab4/lab.json:12:3: total_points is 243, but the scenarios add up to 246 (179 visible, 27 hidden, 40 generated)
-      help: set "total_points": 246, or change the points of the scenarios
+    error: labs/lab4/lab.json:12:3: total_points is 273, but the scenarios add up to 276 (201 visible, 35 hidden, 40 generated)
+      help: set "total_points": 276, or change the points of the scenarios
     1 problem found; nothing was released. Fix the file above and run again.
     "#);
     assert!(!out.exists());
@@ -441,7 +458,7 @@ fn an_invalid_lab_is_not_released() {
 /// An edition written inside a folder it copies would copy itself.
 #[test]
 fn release_refuses_a_folder_inside_what_it_copies() {
-    let scratch = scratch_kit(&["Cargo.toml", "crates", "labs", "solutions/lab4/src"]);
+    let scratch = scratch_kit(WORKSPACE);
     let output = grader()
         .current_dir(scratch.path())
         .args(["release", "lab4", "--out", "crates/relay_base/edition"])

@@ -69,6 +69,7 @@ static WORDS: Words = Words {
     constructor: "echo",
     observers: "nothing",
     stuck_expected: "every call returns",
+    parked: "answered",
     stuck_cause: "echo does not return",
     stuck_hint: "Return the number you were given.",
     initially: "nothing has been said",
@@ -353,10 +354,10 @@ fn a_second_lab_with_its_own_step_kind_is_graded_end_to_end() {
     let (status, out, err) = grade(&["validate", "echo"]);
     assert_eq!(status, 0, "{out}{err}");
     assert!(
-        err.contains(
+        out.contains(
             "echo: 2 scenarios (2 visible, 0 hidden), 3 points, 1 mutant, 1 alternative: all valid"
         ),
-        "{err}"
+        "{out}"
     );
 
     let (status, out, err) = grade(&["check", "echo", "--solution"]);
@@ -398,6 +399,11 @@ fn a_second_lab_with_its_own_step_kind_is_graded_end_to_end() {
         "{out}"
     );
     assert!(out.contains("Audit passed"), "{out}");
+    // Both scenarios catch the one mutant: the whole audit says the second adds nothing.
+    assert!(
+        out.contains("  - say_twice catches exactly what say_back catches (1 mutant: one_more)\n"),
+        "{out}"
+    );
 
     // A submission, alone and in a batch: the reference's file, flat.
     let root = test_dir("second-lab-submissions");

@@ -49,6 +49,7 @@ fn watch_grades_again_when_a_file_is_saved() {
             "grader/protocol",
             "solutions",
             "labs/lab4/lab.json",
+            "labs/lab4/rules.json",
             "labs/lab4/scenarios",
             "labs/lab4/harness",
             "labs/lab4/race",
@@ -83,7 +84,7 @@ fn watch_grades_again_when_a_file_is_saved() {
     }
     assert!(
         seen.iter()
-            .any(|l| l == "Total: 0/179 points, 0 of 42 scenarios passed"),
+            .any(|l| l == "Total: 0/201 points, 0 of 47 scenarios passed"),
         "first report:\n{}",
         seen.join("\n")
     );
@@ -103,11 +104,11 @@ fn watch_grades_again_when_a_file_is_saved() {
     assert_eq!(status.code(), Some(0), "{text}");
     assert!(
         rest.iter()
-            .any(|l| l.starts_with("+179 points (179/179): State machine now passes")),
+            .any(|l| l.starts_with("+201 points (201/201): State machine now passes")),
         "the second report opens with what changed:\n{text}"
     );
     assert!(
-        text.contains("Total: 179/179 points, 42 of 42 scenarios passed"),
+        text.contains("Total: 201/201 points, 47 of 47 scenarios passed"),
         "{text}"
     );
 }
@@ -202,5 +203,5 @@ fn list_without_a_lab_lists_the_labs() {
         "Circuit breaker and bulkhead",
         "{row}"
     );
-    assert_eq!(words[words.len() - 1], "246", "{row}");
+    assert_eq!(words[words.len() - 1], "276", "{row}");
 }

@@ -77,17 +77,26 @@ pub fn reference(file: &str) -> String {
 
 /// The reference's files with mutant `name`'s edits applied (`labs/lab4/mutants/`).
 pub fn mutant(name: &str) -> Vec<(String, String)> {
-    let path = kit().join("labs/lab4/mutants").join(format!("{name}.json"));
+    let mut files = reference_files();
+    apply_mutant("lab4", name, &mut files);
+    files
+}
+
+/// Applies the edits of `lab`'s mutant `name` (`labs/<lab>/mutants/<name>.json`) to `files`.
+pub fn apply_mutant(lab: &str, name: &str, files: &mut [(String, String)]) {
+    let path = kit()
+        .join("labs")
+        .join(lab)
+        .join("mutants")
+        .join(format!("{name}.json"));
     let text = std::fs::read_to_string(&path).expect("read the mutant");
     let mutant: serde_json::Value = serde_json::from_str(&text).expect("a mutant is JSON");
-    let mut files = reference_files();
     for e in mutant["edits"].as_array().expect("edits") {
         let file = e["file"].as_str().expect("file");
         let find = e["find"].as_str().expect("find");
         let replace = e["replace"].as_str().expect("replace");
-        edit(&mut files, file, find, replace);
+        edit(files, file, find, replace);
     }
-    files
 }
 
 /// `files` with `find` replaced by `replace` in `file`; `find` must occur there once.

@@ -18,10 +18,10 @@ fn the_shipped_kit_is_valid() {
     insta::assert_snapshot!(transcript(&output), @r"
     exit status: 0
     ----- stdout -----
+    lab4: 56 scenarios (47 visible, 9 hidden) and 40 generated scenarios graded in CI, 276 points, 38 mutants, 5 alternatives: all valid
+    lab5: 76 scenarios (60 visible, 16 hidden) and 40 generated scenarios graded in CI, 390 points, 60 mutants, 2 alternatives: all valid
+    lab6: 58 scenarios (42 visible, 16 hidden) and 40 generated scenarios graded in CI, 312 points, 45 mutants, 3 alternatives: all valid
     ----- stderr -----
-    lab4: 49 scenarios (42 visible, 7 hidden) and 40 generated scenarios graded in CI, 246 points, 31 mutants, 5 alternatives: all valid
-    lab5: 50 scenarios (43 visible, 7 hidden) and 40 generated scenarios graded in CI, 279 points, 42 mutants, 2 alternatives: all valid
-    lab6: 32 scenarios (25 visible, 7 hidden) and 40 generated scenarios graded in CI, 196 points, 24 mutants, 2 alternatives: all valid
     ");
 }
 
@@ -304,11 +304,11 @@ fn files_folders_and_labs() {
     insta::assert_snapshot!(transcript(&output), @r"
     exit status: 0
     ----- stdout -----
-    ----- stderr -----
     labs/lab4/scenarios/tr_full_cycle.json: 1 scenario file of lab4, 6 points: all valid
-    labs/lab4/hidden: 7 scenario files of lab4, 27 points: all valid
+    labs/lab4/hidden: 9 scenario files of lab4, 35 points: all valid
     labs/lab4/mutants/many_trials.json: 1 mutant of lab4: all valid
-    lab4: 49 scenarios (42 visible, 7 hidden) and 40 generated scenarios graded in CI, 246 points, 31 mutants, 5 alternatives: all valid
+    lab4: 56 scenarios (47 visible, 9 hidden) and 40 generated scenarios graded in CI, 276 points, 38 mutants, 5 alternatives: all valid
+    ----- stderr -----
     ");
 }
 
@@ -423,6 +423,7 @@ fn every_mistake_of_a_file_is_reported_in_one_run() {
         .filter_map(|l| l.split(':').nth(1)?.parse().ok())
         .collect();
     assert!(lines.is_sorted(), "not in file order: {lines:?}\n{text}");
-    assert!(text.ends_with(": 8 problems\n"), "{text}");
+    let summary = String::from_utf8_lossy(&output.stdout);
+    assert!(summary.ends_with(": 8 problems\n"), "{summary}");
     assert!(!text.contains(" 1 outcomes") && !text.contains(" 1 scenarios"));
 }

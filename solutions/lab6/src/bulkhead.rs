@@ -12,7 +12,7 @@ use std::collections::{BTreeSet, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
-use shipping_kit::{BulkheadSettings, Clock, Monitor};
+use shipping_kit::{BulkheadSettings, Clock, Monitor, just_after};
 
 /// Why the bulkhead turned a request away.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,10 +48,6 @@ pub struct Slot {
     queue: Arc<Monitor<Queue>>,
 }
 
-/// A queued request may still get a slot after waiting exactly `max_queue_wait`; it is
-/// gone at the next millisecond.
-const MS: Duration = Duration::from_millis(1);
-
 impl Bulkhead {
     /// An empty bulkhead whose queue waits end on `clock`.
     pub fn new(settings: BulkheadSettings, clock: Arc<dyn Clock>) -> Self {
@@ -77,7 +73,8 @@ impl Bulkhead {
         let ticket = queue.next_ticket;
         queue.next_ticket += 1;
         queue.waiting.push_back(ticket);
-        let gone_at = (self.clock.now() + self.settings.max_queue_wait + MS).min(deadline);
+        // Still in time after waiting exactly max_queue_wait; gone the moment after.
+        let gone_at = just_after(self.clock.now() + self.settings.max_queue_wait).min(deadline);
         loop {
             if queue.granted.remove(&ticket) {
                 return Ok(self.slot());

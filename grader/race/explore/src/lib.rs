@@ -36,7 +36,7 @@ pub use story::Kit;
 /// What the explorer needs from a lab's race harness besides the world of a schedule.
 #[derive(Clone, Copy, Debug)]
 pub struct Lab {
-    /// The harness's name, for the messages of a plan it cannot read (`lab4_race`).
+    /// The harness's name, for the messages of a plan it cannot read (its package name).
     pub name: &'static str,
     /// Which source files are the kit's, not the code under test's.
     pub kit: Kit,

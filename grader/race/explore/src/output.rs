@@ -7,6 +7,9 @@ use std::io::Write;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 use grader_protocol::{PanicRecord, StepRecord};
+use race_std::trace::What;
+
+use crate::story;
 
 /// One event of the results file. Observations are kept as JSON values: the explorer
 /// compares and writes them, and only the lab's harness and plug-in know their shape.
@@ -100,18 +103,89 @@ pub fn install_panic_hook(scripted: fn(&(dyn std::any::Any + Send)) -> bool) {
         } else {
             "(a panic without a message)".to_owned()
         };
-        let thread = race_std::thread::current()
-            .name()
-            .unwrap_or("main")
-            .to_owned();
+        // A request's task is `request-N` in the protocol's words, whatever the lab calls
+        // what it carries; the grader's own task keeps its name.
+        let thread = match request_id() {
+            Some(id) => format!("request-{id}"),
+            None => race_std::thread::current()
+                .name()
+                .unwrap_or("main")
+                .to_owned(),
+        };
+        let location = info
+            .location()
+            .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
+        let (message, location) = match relocked(&message) {
+            Some((message, at)) => (message, Some(at)),
+            None => (message, location),
+        };
         push(Event::Panic(PanicRecord {
             step: step(),
             message,
-            location: info
-                .location()
-                .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column())),
+            location,
             thread,
             backtrace: None,
         }));
     }));
+}
+
+/// The request the running task carries, from its first note.
+fn request_id() -> Option<u64> {
+    let me = race_std::trace::me()?;
+    race_std::trace::with_events(|events| {
+        events.iter().find_map(|e| match &e.what {
+            What::Note {
+                kind: "request",
+                id,
+                ..
+            } if e.task == Some(me) => Some(*id),
+            _ => None,
+        })
+    })
+}
+
+/// The runtime stops a task that takes a lock it already holds (with a real `std` lock
+/// the thread would wait for itself for ever) with a panic inside its own lock. Told at
+/// the code under test's place instead: where the task asked for the lock again (the
+/// innermost frame of the code under test), who called that, and where it took the lock
+/// first. `None` for any other panic.
+fn relocked(message: &str) -> Option<(String, String)> {
+    if !(message.starts_with("deadlock!") && message.contains("it already holds")) {
+        return None;
+    }
+    let frames = story::own_frames(&std::backtrace::Backtrace::force_capture());
+    let again = frames.first()?;
+    let at = again.at.clone()?;
+    let caller = frames
+        .get(1)
+        .and_then(|f| {
+            Some(format!(
+                ", called from {} at {}",
+                short(&f.function),
+                f.at.as_deref()?
+            ))
+        })
+        .unwrap_or_default();
+    // The lock it holds: the one it asks for again, when it holds one only.
+    let held = race_std::trace::held_by_me();
+    let (lock, taken) = match held.as_slice() {
+        [one] => (
+            format!("the {}", story::name(&one.lock)),
+            format!(" (it took it at {})", story::place(one.at)),
+        ),
+        _ => ("a lock".to_owned(), String::new()),
+    };
+    Some((
+        format!(
+            "deadlock: this thread takes {lock} it already holds{taken}, in {}{caller}: a std lock is not re-entrant, so this thread would wait for itself for ever; let the guard go first, or call a helper that works on the guard it holds",
+            short(&again.function)
+        ),
+        at,
+    ))
+}
+
+/// A function's name without its crate and module: `Breaker::lock`.
+fn short(function: &str) -> String {
+    let parts: Vec<&str> = function.split("::").collect();
+    parts[parts.len().saturating_sub(2)..].join("::")
 }

@@ -13,7 +13,9 @@
 //! - [`thread`]: threads are the runtime's tasks; `sleep` and `yield_now` only let others run.
 //! - [`hint::spin_loop`] lets others run.
 //!
-//! The race driver's own bookkeeping uses [`quiet`] locks, which the explorer does not see.
+//! The race driver's own bookkeeping uses [`quiet`] locks, which the explorer does not see;
+//! kit code whose behaviour is left open on purpose asks the explorer to choose
+//! ([`choice`]).
 //!
 //! Locks and atomics also write to a [`trace`] of the running schedule: who took which lock
 //! where, what an atomic held before and after, and which locks each thread holds now.
@@ -27,6 +29,7 @@
 
 pub use ::std::*;
 
+pub mod choice;
 pub mod hint;
 pub mod quiet;
 pub mod sync;

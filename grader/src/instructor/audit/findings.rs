@@ -130,44 +130,66 @@ pub fn findings(
     problems
 }
 
-/// Whether the report of `column` names its mistake first: its "Start here" is a
-/// scenario its file names in `caught_by`, shown with that scenario's hint. A mutant
-/// that cannot be led there honestly says why (`start_here_elsewhere_because`).
+/// Whether the report of `column` names its mistake first: its "Start here" names the
+/// rule the mutant breaks. A mutant whose rule is not known (its file names none, nor
+/// does the first scenario of its `caught_by`) must start at a scenario its `caught_by`
+/// names, with that scenario's hint. A mutant that cannot be led there honestly says why
+/// (`start_here_elsewhere_because`).
 fn start_here_problem(column: &Column, mutant: &Mutant) -> Option<String> {
     let names_it = column
         .start_here
         .as_ref()
-        .is_some_and(|l| l.hint.is_some() && mutant.caught_by.contains(&l.scenario));
+        .is_some_and(|l| match &column.rule {
+            Some(rule) => l.rule.as_ref().is_some_and(|r| &r.id == rule),
+            None => l.hint.is_some() && mutant.caught_by.contains(&l.scenario),
+        });
     match (
         &column.start_here,
         names_it,
         &mutant.start_here_elsewhere_because,
     ) {
         (_, true, Some(_)) => Some(format!(
-            "mutant {}'s report starts at a scenario its caught_by names, with its hint, but its file says why it cannot: remove start_here_elsewhere_because",
-            column.name
+            "mutant {}'s report starts {}, but its file says why it cannot: remove start_here_elsewhere_because",
+            column.name,
+            match &column.rule {
+                Some(rule) => format!("with its rule {rule}"),
+                None => "at a scenario its caught_by names, with its hint".to_owned(),
+            }
         )),
         (_, true, None) | (_, false, Some(_)) => None,
         (None, false, None) => Some(format!(
             "mutant {}'s report has no \"Start here\": no scenario fails at a step",
             column.name
         )),
-        (Some(lead), false, None) if mutant.caught_by.contains(&lead.scenario) => Some(format!(
-            "mutant {}'s report starts at {} step {} ({}), a scenario its caught_by names, but without its hint: the step is outside the steps the hint is about (hint_from_step, hint_until_step)",
-            column.name, lead.scenario, lead.step, lead.action,
-        )),
-        (Some(lead), false, None) => Some(format!(
-            "mutant {}'s report starts at {} step {} ({}) {}, not at a scenario its caught_by names: sharpen the scenarios, or say in its file why (start_here_elsewhere_because)",
-            column.name,
-            lead.scenario,
-            lead.step,
-            lead.action,
-            if lead.hint.is_some() {
-                "with that scenario's hint"
-            } else {
-                "without a hint"
-            },
-        )),
+        (Some(lead), false, None) => Some(match &column.rule {
+            Some(rule) => format!(
+                "mutant {} breaks rule {rule}, but its report's Start here names {} at {} step {} ({}): name the rule for that step in the scenario's checks, sharpen the lab's signs, or say in the mutant's file why (start_here_elsewhere_because)",
+                column.name,
+                match &lead.rule {
+                    Some(r) => format!("rule {}", r.id),
+                    None => "no rule".to_owned(),
+                },
+                lead.scenario,
+                lead.step,
+                lead.action,
+            ),
+            None if mutant.caught_by.contains(&lead.scenario) => format!(
+                "mutant {}'s report starts at {} step {} ({}), a scenario its caught_by names, but without its hint: the step is outside the steps the hint is about (hint_from_step, hint_until_step)",
+                column.name, lead.scenario, lead.step, lead.action,
+            ),
+            None => format!(
+                "mutant {}'s report starts at {} step {} ({}) {}, not at a scenario its caught_by names: sharpen the scenarios, or say in its file why (start_here_elsewhere_because)",
+                column.name,
+                lead.scenario,
+                lead.step,
+                lead.action,
+                if lead.hint.is_some() {
+                    "with that scenario's hint"
+                } else {
+                    "without a hint"
+                },
+            ),
+        }),
     }
 }
 
@@ -197,6 +219,7 @@ mod tests {
             start_here: (role == Role::Mutant)
                 .then(|| failed.first().map(|s| lead(s, true)))
                 .flatten(),
+            rule: None,
             start_here_elsewhere_because: None,
         }
     }
@@ -213,6 +236,7 @@ mod tests {
             observed: "core_banking breaker CLOSED".into(),
             shared_by: 2,
             hint: hint.then(|| "the scenario's hint".into()),
+            rule: None,
         }
     }
 
@@ -222,6 +246,7 @@ mod tests {
             name: name.into(),
             title: format!("{name} title"),
             mistake: String::new(),
+            rule: None,
             caught_by: caught_by.iter().map(|s| (*s).to_owned()).collect(),
             caught_once_because: once.map(str::to_owned),
             start_here_elsewhere_because: None,
@@ -376,6 +401,56 @@ mod tests {
         );
     }
 
+    /// What the whole audit finds about where reports start.
+    fn start_here_problems(names: &[&str], columns: &[Column], mutants: &[Mutant]) -> Vec<String> {
+        findings(&scenarios(names), columns, mutants, Scope::WHOLE)
+            .into_iter()
+            .filter(|p| p.contains("Start here") || p.contains("report"))
+            .collect()
+    }
+
+    #[test]
+    fn a_start_here_must_name_the_rule_the_mutant_breaks() {
+        let names = ["about_it", "elsewhere"];
+        let at = |name: &str, scenario: &str, rule: Option<&str>| {
+            let mut c = column(name, Role::Mutant, &names, &names);
+            let mut l = lead(scenario, true);
+            l.rule = rule.map(|id| crate::report::RuleRef {
+                id: id.into(),
+                rule: format!("the rule {id}"),
+            });
+            c.start_here = Some(l);
+            c.rule = Some("its_rule".into());
+            c
+        };
+        let columns = [
+            column("reference", Role::Reference, &[], &names),
+            // Its rule, even at a scenario its caught_by does not name: a side effect.
+            at("named", "elsewhere", Some("its_rule")),
+            // A scenario its caught_by names, but another rule.
+            at("other_rule", "about_it", Some("other")),
+            at("no_rule", "about_it", None),
+            at("stale", "elsewhere", Some("its_rule")),
+        ];
+        let mut stale = mutant("stale", &["about_it"], None);
+        stale.start_here_elsewhere_because = Some("only a hidden scenario shows it".into());
+        let mutants = [
+            mutant("named", &["about_it"], None),
+            mutant("other_rule", &["about_it"], None),
+            mutant("no_rule", &["about_it"], None),
+            stale,
+        ];
+        let problems = start_here_problems(&names, &columns, &mutants);
+        assert_eq!(
+            problems,
+            [
+                "mutant other_rule breaks rule its_rule, but its report's Start here names rule other at about_it step 3 (check core_banking): name the rule for that step in the scenario's checks, sharpen the lab's signs, or say in the mutant's file why (start_here_elsewhere_because)",
+                "mutant no_rule breaks rule its_rule, but its report's Start here names no rule at about_it step 3 (check core_banking): name the rule for that step in the scenario's checks, sharpen the lab's signs, or say in the mutant's file why (start_here_elsewhere_because)",
+                "mutant stale's report starts with its rule its_rule, but its file says why it cannot: remove start_here_elsewhere_because",
+            ]
+        );
+    }
+
     #[test]
     fn a_start_here_that_does_not_name_the_mistake_is_named() {
         let names = ["about_it", "elsewhere"];
@@ -408,10 +483,7 @@ mod tests {
             with_reason("stale"),
             mutant("nowhere", &["about_it"], None),
         ];
-        let problems: Vec<String> = findings(&scenarios(&names), &columns, &mutants, Scope::WHOLE)
-            .into_iter()
-            .filter(|p| p.contains("Start here") || p.contains("report"))
-            .collect();
+        let problems = start_here_problems(&names, &columns, &mutants);
         assert_eq!(
             problems,
             [

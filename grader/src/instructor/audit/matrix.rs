@@ -145,7 +145,7 @@ pub fn write_matrix(audit: &Audit, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out)?;
         writeln!(
             out,
-            "Where each mutant's report says to start (hint: the scenario's hint is shown; observed: only what differed):"
+            "Where each mutant's report says to start, and the rule it names (hint: a scenario's own hint is shown; observed: only what differed):"
         )?;
     }
     for (i, c) in mutants
@@ -158,7 +158,11 @@ pub fn write_matrix(audit: &Audit, out: &mut dyn Write) -> std::io::Result<()> {
                 "{} step {} ({})",
                 l.scenario,
                 l.step,
-                if l.hint.is_some() { "hint" } else { "observed" }
+                match (&l.rule, &l.hint) {
+                    (Some(rule), _) => format!("rule {}", rule.id),
+                    (None, Some(_)) => "hint".to_owned(),
+                    (None, None) => "observed".to_owned(),
+                }
             ),
             None => "nowhere".to_owned(),
         };
@@ -171,6 +175,7 @@ pub fn write_matrix(audit: &Audit, out: &mut dyn Write) -> std::io::Result<()> {
     if let Some(g) = &audit.generated {
         super::generated::write_table(g, out)?;
     }
+    notes(audit, out)?;
     writeln!(out)?;
     if audit.problems.is_empty() && audit.some_mutants && !audit.some_scenarios {
         writeln!(
@@ -196,6 +201,32 @@ pub fn write_matrix(audit: &Audit, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out, "Audit failed:")?;
         for p in &audit.problems {
             writeln!(out, "  - {p}")?;
+        }
+    }
+    Ok(())
+}
+
+/// The notes that do not decide the verdict: what publishing the drafts would change,
+/// and the scenarios that catch nothing another one does not.
+fn notes(audit: &Audit, out: &mut dyn Write) -> std::io::Result<()> {
+    for (head, notes) in [
+        ("If the drafts were published:", &audit.publishing),
+        (
+            "When you publish them (the whole audit fails otherwise):",
+            &audit.when_publishing,
+        ),
+        (
+            "Scenarios that catch nothing another scenario does not also catch (worth keeping when one shows a rule on its own, or checks one no mutant breaks yet: then write that mutant):",
+            &audit.overlaps,
+        ),
+    ] {
+        if notes.is_empty() {
+            continue;
+        }
+        writeln!(out)?;
+        writeln!(out, "{head}")?;
+        for n in notes {
+            writeln!(out, "  - {n}")?;
         }
     }
     Ok(())

@@ -13,12 +13,16 @@
 //! runs, other schedules) covers the alternatives as it covers the reference. All runs
 //! of all columns share one pool of `jobs` workers: most of an audit is waiting for
 //! mutants that block a request to be reported as stuck, and that waiting overlaps.
-//! `matrix.rs` writes the matrix people read.
+//! `matrix.rs` writes the matrix people read. An audit of drafts also says what
+//! publishing them would change (`draft.rs`); a whole audit names the scenarios that
+//! catch nothing another one does not (`overlap.rs`).
 
+mod draft;
 mod findings;
 pub mod generated;
 mod matrix;
 mod model;
+mod overlap;
 
 pub use matrix::write_matrix;
 pub use model::{Audit, Column, Role};
@@ -74,6 +78,11 @@ pub fn audit(
     }
     for m in &mutants {
         let mut c = column(&m.name, &m.title, Role::Mutant);
+        c.rule = m.rule.clone().or_else(|| {
+            let first = m.caught_by.first()?;
+            let s = selection.scenarios.iter().find(|s| &s.name == first)?;
+            s.rule.clone()
+        });
         c.caught_once_because = m.caught_once_because.clone();
         c.start_here_elsewhere_because = m.start_here_elsewhere_because.clone();
         subjects.push((mutants::subject(lab, &work, m)?, c));
@@ -97,10 +106,46 @@ pub fn audit(
         if runs == 1 { "" } else { "s" },
         opts.jobs
     );
-    let results = run_pool(&subjects, &harnesses, selection, opts, runs)?;
+    let lab_scenarios = grade::select(lab, true, &[])?.scenarios;
+    // Visible drafts (files outside the lab's folders) may change where each mutant's
+    // report starts once published; the lab's other visible scenarios run once on each
+    // mutant to tell.
+    let is_draft = |s: &crate::scenario::Scenario| !lab_scenarios.iter().any(|l| l.name == s.name);
+    let drafts: Vec<crate::scenario::Scenario> = selection
+        .scenarios
+        .iter()
+        .filter(|s| is_draft(s) && s.visibility == Visibility::Visible)
+        .cloned()
+        .collect();
+    let context: Vec<crate::scenario::Scenario> = lab_scenarios
+        .iter()
+        .filter(|l| !drafts.is_empty() && l.visibility == Visibility::Visible)
+        .filter(|l| !selection.scenarios.iter().any(|s| s.name == l.name))
+        .cloned()
+        .collect();
+    if !context.is_empty() {
+        let _ = writeln!(
+            progress,
+            "and the lab's {} other visible scenarios once on each mutant, to see where its report would start once the drafts are published ...",
+            context.len()
+        );
+    }
+    let all: Vec<crate::scenario::Scenario> = selection
+        .scenarios
+        .iter()
+        .chain(&context)
+        .cloned()
+        .collect();
+    let audited = selection.scenarios.len();
+    let results = run_pool(&subjects, &harnesses, &all, audited, selection, opts, runs)?;
     let (subjects, mut columns): (Vec<Subject>, Vec<Column>) = subjects.into_iter().unzip();
     let mut first: Vec<Vec<ScenarioResult>> = vec![Vec::new(); columns.len()];
+    let mut published: Vec<Vec<ScenarioResult>> = vec![Vec::new(); columns.len()];
     for ((c, s), result) in results {
+        if s >= audited {
+            published[c].push(result);
+            continue;
+        }
         let name = selection.scenarios[s].name.clone();
         columns[c].runs.entry(name).or_default().push(result.status);
         let scenario = &selection.scenarios[s];
@@ -111,6 +156,7 @@ pub fn audit(
     }
     // What a student's report would say first, from the first run of the visible
     // scenarios (in the selection's order, as `check` grades them).
+    let first_visible = first.clone();
     for (column, mut results) in columns.iter_mut().zip(first) {
         results.sort_by_key(|r| selection.scenarios.iter().position(|s| s.name == r.name));
         column.start_here = crate::judge::lead::lead(&results, &selection.scenarios);
@@ -120,7 +166,6 @@ pub fn audit(
         .iter()
         .map(|s| (s.name.clone(), s.smoke))
         .collect();
-    let lab_scenarios = grade::select(lab, true, &[])?.scenarios;
     let some_scenarios = lab_scenarios.len() != scenarios.len()
         || lab_scenarios
             .iter()
@@ -142,6 +187,38 @@ pub fn audit(
     if let Some(g) = &generated {
         problems.extend(generated::problems(g));
     }
+    let overlaps = if scope.all_scenarios && scope.all_mutants {
+        overlap::notes(&scenarios, &columns)
+    } else {
+        Vec::new()
+    };
+    let publishing = if drafts.is_empty() {
+        draft::Publishing::default()
+    } else {
+        let runs: Vec<draft::Runs<'_>> = columns
+            .iter()
+            .zip(published)
+            .zip(&first_visible)
+            .map(|((column, mut on_lab), audited)| {
+                let (drafts_run, lab_run): (Vec<ScenarioResult>, Vec<ScenarioResult>) = audited
+                    .iter()
+                    .cloned()
+                    .partition(|r| drafts.iter().any(|d| d.name == r.name));
+                on_lab.extend(lab_run);
+                draft::Runs {
+                    column,
+                    published: on_lab,
+                    drafts: drafts_run,
+                }
+            })
+            .collect();
+        let visible: Vec<crate::scenario::Scenario> = lab_scenarios
+            .iter()
+            .filter(|l| l.visibility == Visibility::Visible)
+            .cloned()
+            .collect();
+        draft::publishing(lab, &visible, &drafts, &runs, &mutants)
+    };
     let hidden = selection
         .scenarios
         .iter()
@@ -157,6 +234,9 @@ pub fn audit(
         some_mutants,
         start_here_audited: lab.manifest.start_here_audited,
         generated,
+        overlaps,
+        publishing: publishing.notes,
+        when_publishing: publishing.to_do,
     })
 }
 
@@ -169,6 +249,7 @@ fn column(name: &str, title: &str, role: Role) -> Column {
         compile_errors: None,
         caught_once_because: None,
         start_here: None,
+        rule: None,
         start_here_elsewhere_because: None,
     }
 }
@@ -177,10 +258,13 @@ fn column(name: &str, title: &str, role: Role) -> Column {
 type Job = (usize, usize);
 
 /// Runs every scenario `runs` times on every column that built, `opts.jobs` at a time
-/// from one queue; the results in run order.
+/// from one queue; the results in run order. The scenarios from `audited` on are not
+/// audited: they run once, on the mutants only.
 fn run_pool(
     subjects: &[(Subject, Column)],
     harnesses: &[Option<Harness>],
+    scenarios: &[crate::scenario::Scenario],
+    audited: usize,
     selection: &Selection,
     opts: &RunOptions,
     runs: usize,
@@ -188,13 +272,17 @@ fn run_pool(
     // Scenario by scenario across the columns, so the few columns whose requests get
     // stuck spread their waiting over the whole audit instead of filling every worker.
     let mut jobs: Vec<Job> = Vec::new();
-    for _ in 0..runs {
-        for s in 0..selection.scenarios.len() {
+    for run in 0..runs {
+        for s in 0..scenarios.len() {
+            if s >= audited && run > 0 {
+                continue;
+            }
             jobs.extend(
                 harnesses
                     .iter()
                     .enumerate()
                     .filter(|(_, h)| h.is_some())
+                    .filter(|(c, _)| s < audited || subjects[*c].1.role == Role::Mutant)
                     .map(|(c, _)| (c, s)),
             );
         }
@@ -210,9 +298,7 @@ fn run_pool(
                     let Some(&(c, s)) = jobs.get(i) else {
                         break;
                     };
-                    let (Some(harness), Some(scenario)) =
-                        (&harnesses[c], selection.scenarios.get(s))
-                    else {
+                    let (Some(harness), Some(scenario)) = (&harnesses[c], scenarios.get(s)) else {
                         continue;
                     };
                     let outcome =

@@ -47,6 +47,10 @@ pub struct Column {
     /// visible scenarios.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub start_here: Option<Lead>,
+    /// The rule a mutant breaks (its file's `rule`, or the rule of the first scenario its
+    /// `caught_by` names), which its report's "Start here" must name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
     /// A mutant's reason why its report's "Start here" cannot name its mistake.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub start_here_elsewhere_because: Option<String>,
@@ -75,6 +79,15 @@ pub struct Audit {
     /// What the generated scenarios showed, when they ran.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub generated: Option<super::generated::GeneratedAudit>,
+    /// A whole audit's notes on scenarios that catch nothing another one does not.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub overlaps: Vec<String>,
+    /// An audit of drafts: each mutant whose Start here publishing them would move.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub publishing: Vec<String>,
+    /// An audit of drafts: what to do as they are published, so the whole audit passes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub when_publishing: Vec<String>,
 }
 
 /// Whether a column failed a scenario in its first run.

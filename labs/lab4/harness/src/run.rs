@@ -58,11 +58,15 @@ impl World {
             .collect();
         let shared_clock: Arc<dyn Clock> = Arc::new(clock.clone());
         let relay = Arc::from(build(shared_clock, wiring));
+        let now = {
+            let clock = clock.clone();
+            move || now_ms(&clock)
+        };
         World {
             clock,
             targets,
             relay,
-            requests: Requests::new(Arc::new(activity), plan.stuck_after_ms),
+            requests: Requests::new(Arc::new(activity), plan.stuck_after_ms).with_clock(now),
         }
     }
 }

@@ -33,17 +33,11 @@ fn check(step: &Step, r: &StepRecord<Observation>) -> Option<(String, String)> {
                     ));
                 }
             }
-            let fields = [
-                (x.calls, t.calls, "calls reached"),
-                (x.in_flight, t.in_flight, "calls in progress at"),
-                (x.peak, t.peak, "calls at once at most at"),
-            ];
-            for (want, got, words) in fields {
-                if let Some(want) = want {
-                    if want != got {
-                        return Some((format!("{want} {words} {}", x.target), format!("{got}")));
-                    }
-                }
+            let want = [x.calls, x.in_flight, x.peak];
+            if let Some(difference) =
+                sends::expect_counters(&x.target, want, [t.calls, t.in_flight, t.peak])
+            {
+                return Some(difference);
             }
             if let Some(answered) = &x.answered {
                 for (code, want) in answered {

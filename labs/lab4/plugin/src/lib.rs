@@ -7,6 +7,7 @@
 
 pub mod generate;
 pub mod judge;
+pub mod picture;
 pub mod rehearsal;
 pub mod steps;
 pub mod validate;
@@ -32,6 +33,7 @@ static WORDS: Words = Words {
     constructor: "Relay::new",
     observers: "Relay::breaker_state or Relay::transitions",
     stuck_expected: "every request returns at once or waits inside the target (never inside the relay)",
+    parked: "held inside {target}",
     stuck_cause: "a caller is waiting (for a lock or a slot) or looping instead of being answered at once",
     stuck_hint: STUCK_HINT,
     initially: "every target answers OK until scripted otherwise",
@@ -178,6 +180,10 @@ impl Plugin for Lab4 {
 
     fn unpinned(&self, steps: &[Value], records: &[StepRecord<Observation>]) -> Option<usize> {
         generate::unpinned(steps, records)
+    }
+
+    fn picture(&self) -> Option<&dyn grader_lab::picture::Picture<Step, Observation, Settings>> {
+        Some(self)
     }
 }
 

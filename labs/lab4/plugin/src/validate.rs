@@ -34,13 +34,13 @@ pub fn settings(s: &Settings) -> Vec<(&'static str, String)> {
     if s.failure_threshold == 0 {
         problems.push((
             "failure_threshold",
-            "failure_threshold must be at least 1".to_owned(),
+            "failure_threshold must be 1 or more".to_owned(),
         ));
     }
     if s.max_concurrent == 0 {
         problems.push((
             "max_concurrent",
-            "max_concurrent must be at least 1".to_owned(),
+            "max_concurrent must be 1 or more".to_owned(),
         ));
     }
     problems

@@ -1,7 +1,7 @@
 //! Lab 4's steps and settings in words, for reports and `grader explain`.
 
 use grader_lab::sends::{self, Nouns};
-use grader_lab::{duration, quantity};
+use grader_lab::{duration, quantity, times};
 use lab4_harness::systems;
 use lab4_harness::wire::{Settings, seen};
 
@@ -98,7 +98,7 @@ pub fn expectation(step: &Step) -> Option<String> {
             }
             if let Some(answered) = &x.answered {
                 for (code, n) in answered {
-                    parts.push(format!("answered {code} {n} times"));
+                    parts.push(format!("answered {code} {}", times(*n)));
                 }
             }
             Some(parts.join(", "))

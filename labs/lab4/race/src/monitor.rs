@@ -9,7 +9,13 @@
 //! - at most one call reaches a target while its breaker is HALF_OPEN (as its records say);
 //! - no more calls are inside a target at once than its bulkhead allows;
 //! - each transition record of a target starts where the one before it ended;
-//! - the thread that reaches a target holds no lock of the code under test.
+//! - the thread that reaches a target holds no lock of the code under test;
+//! - an answer that comes back after the target's state changed under its request (another
+//!   request wrote a record of the target while the call was out) writes no record, unless
+//!   it opens a circuit that has closed again since (rule 21 allows counting it);
+//! - a request gets `E905` only when as many other requests to its target as the bulkhead
+//!   allows were out at once while it was: otherwise a slot was lost, given back fewer
+//!   times than taken.
 //!
 //! The first property that breaks is kept; the schedule still runs to its end. A schedule
 //! the runtime stops (every thread waiting, or one that never waits) is told by the
@@ -19,7 +25,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use grader_protocol::Violation;
-use race_explore::record::{Reader, Seen, out_of_order};
+use race_explore::record::{Reader, Seen, old_answer, out_of_order, slot_lost};
 use race_explore::story;
 use race_std::sync::Arc;
 use race_std::trace;
@@ -28,6 +34,8 @@ use relay_kit::{Code, Request, Target};
 const TRIAL_HINT: &str = "Decide \"this request is the trial\" and mark the trial as taken in one locked section: a request that checks under the lock, lets it go, and marks under it again can be overtaken in between by another request that saw the same \"no trial yet\".";
 const LIMIT_HINT: &str = "Check the count and take the slot in one step: under one lock (check and increment while holding it), or with one atomic compare-and-swap (or fetch_update). A load followed by a separate store or add lets two requests both see a free slot.";
 const RECORDS_HINT: &str = "Write each transition record while you still hold the lock under which the state changed. A record written after the lock is let go can be overtaken by the next change's record.";
+const OLD_HINT: &str = "Look at the state and act on the answer in the same locked section: a request that sees CLOSED, lets the lock go and takes it again to count its failure can find the circuit already opened (or a trial out) by then, and acts on an old answer.";
+const SLOT_HINT: &str = "Give a slot back exactly once and in one step: a decrement under the same lock that counts (or one atomic fetch_sub). Reading the count under the lock, letting it go and writing count - 1 under it again can overwrite a give-back that happened in between, and that slot is gone for good.";
 const LOCK_HINT: &str = "Let go of every lock before calling the target: decide under the lock, drop the guard, call, then lock again to learn from the answer. Name the guard in a block, or call drop(guard), so it ends before the call.";
 /// The hint for a request that never returns.
 pub const NEVER_HINT: &str = "A request waits for something that never comes: a lock held by a request that is itself waiting inside a target (a lock held across the call), a slot it waits for instead of returning E905, or a lock it already holds (a std Mutex is not re-entrant).";
@@ -52,6 +60,8 @@ struct Monitor {
     /// For each request, its target's state (as recorded) when the request first touched a
     /// lock or atomic of the code under test: about when the breaker decided on it.
     arrived_in: BTreeMap<u64, String>,
+    /// Each target's bulkhead limit, once a call has reached it or from the plan.
+    limits: BTreeMap<String, u64>,
     found: Option<Violation>,
 }
 
@@ -125,10 +135,23 @@ impl Monitor {
                 }
             }
         }
+        for stale in self.record.stale() {
+            // A late failure may open a circuit that has closed again since it was sent.
+            if stale.record != "CLOSED -> OPEN" {
+                self.report(old_answer(&stale, format!("a late answer from {} changes nothing while the circuit is OPEN or its trial is out", stale.target), OLD_HINT));
+            }
+        }
+        for back in self.record.returns() {
+            let limit = self.limits.get(&back.target).copied().unwrap_or(u64::MAX);
+            if back.words == "E905" && (back.others as u64) < limit {
+                self.report(slot_lost(&back, limit, "E905", SLOT_HINT));
+            }
+        }
     }
 
     /// Request `id` reached `target`, whose bulkhead allows `limit`.
     fn entered(&mut self, target: &str, id: u64, limit: u64) {
+        self.limits.insert(target.to_owned(), limit);
         self.read_record();
         let step = self.record.step();
         let held = trace::held_by_me();
@@ -208,6 +231,11 @@ impl Monitor {
             watch.inside.retain(|&i| i != id);
         }
     }
+}
+
+/// Each target's bulkhead limit, from the plan, before any call reaches it.
+pub fn set_limits(limits: BTreeMap<String, u64>) {
+    MONITOR.with_borrow_mut(|m| m.limits = limits);
 }
 
 /// A mock system whose calls the monitor watches.

@@ -69,6 +69,12 @@ pub fn run(plan: &Plan, build: BuildRelay) {
             (Arc::new(watched) as Arc<dyn Target>, config)
         })
         .collect();
+    crate::monitor::set_limits(
+        plan.targets
+            .iter()
+            .map(|t| (t.name.clone(), t.settings.max_concurrent))
+            .collect(),
+    );
     let shared_clock: Arc<dyn Clock> = Arc::new(clock.clone());
     let Ok(relay) = catch_unwind(AssertUnwindSafe(|| build(shared_clock, wiring))) else {
         return;

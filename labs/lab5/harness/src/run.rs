@@ -64,13 +64,17 @@ impl World {
         let shared_clock: Arc<dyn Clock> = Arc::new(clock.clone());
         let sink: Arc<dyn AlertSink> = Arc::new(alerts.clone());
         let gateway = Arc::from(build(shared_clock, sink, partners.partners(), wiring));
+        let now = {
+            let clock = clock.clone();
+            move || u64::try_from(clock.now().as_millis()).unwrap_or(u64::MAX)
+        };
         World {
             clock,
             flows,
             partners,
             alerts,
             gateway,
-            requests: Requests::new(Arc::new(activity), plan.stuck_after_ms),
+            requests: Requests::new(Arc::new(activity), plan.stuck_after_ms).with_clock(now),
             seen: Cell::new((0, 0)),
             journal: RefCell::new(Vec::new()),
         }

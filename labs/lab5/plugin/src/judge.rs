@@ -1,6 +1,6 @@
 //! Lab 5's expectations against what its harness observed after each step.
 
-use grader_lab::{Difference, Snapshot, StepRecord, sends};
+use grader_lab::{Difference, Snapshot, StepRecord, quantity, sends};
 use lab5_harness::wire::Observation;
 
 use crate::steps::Step;
@@ -33,21 +33,21 @@ fn check(step: &Step, r: &StepRecord<Observation>) -> Option<(String, String)> {
                     ));
                 }
             }
-            let fields = [
-                (x.calls, f.calls, "calls reached"),
-                (x.in_flight, f.in_flight, "calls in progress at"),
-                (x.peak, f.peak, "calls at once at most at"),
-            ];
-            for (want, got, words) in fields {
-                if want.is_some_and(|want| want != got) {
-                    return Some((format!("{} {words} {}", want?, x.flow), format!("{got}")));
-                }
+            let want = [x.calls, x.in_flight, x.peak];
+            if let Some(difference) =
+                sends::expect_counters(&x.flow, want, [f.calls, f.in_flight, f.peak])
+            {
+                return Some(difference);
             }
             for (answer, want) in x.answered.iter().flatten() {
                 let got = f.answered.get(answer).copied().unwrap_or(0);
                 if *want != got {
                     return Some((
-                        format!("{want} calls answered {answer} by {}", x.flow),
+                        format!(
+                            "{} answered {answer} by {}",
+                            quantity(*want, "call"),
+                            x.flow
+                        ),
                         format!("{got}"),
                     ));
                 }

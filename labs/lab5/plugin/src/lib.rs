@@ -6,6 +6,7 @@
 
 pub mod generate;
 pub mod judge;
+pub mod picture;
 pub mod steps;
 pub mod validate;
 pub mod words;
@@ -31,6 +32,7 @@ static WORDS: Words = Words {
     constructor: "Gateway::new",
     observers: "Gateway::circuit_state or Gateway::transitions",
     stuck_expected: "every message returns at once or waits inside the partner (never inside the gateway)",
+    parked: "held inside {target}",
     stuck_cause: "a caller is waiting (for a lock or a slot) or looping instead of being answered at once",
     stuck_hint: STUCK_HINT,
     initially: "every flow's endpoint answers 200 until scripted otherwise",
@@ -84,6 +86,10 @@ impl Plugin for Lab5 {
 
     fn words(&self) -> &Words {
         &WORDS
+    }
+
+    fn target_noun(&self) -> &'static str {
+        "flow"
     }
 
     fn stuck_hint(&self, seen: Option<&str>) -> String {
@@ -174,5 +180,9 @@ impl Plugin for Lab5 {
 
     fn rule_hint(&self, step: &Step, difference: &Difference) -> Option<String> {
         generate::rule_hint(step, difference)
+    }
+
+    fn picture(&self) -> Option<&dyn grader_lab::picture::Picture<Step, Observation, Settings>> {
+        Some(self)
     }
 }

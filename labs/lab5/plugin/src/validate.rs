@@ -17,7 +17,7 @@ pub fn settings(s: &Settings) -> Vec<(&'static str, String)> {
     let mut problems = Vec::new();
     let mut at_least_one = |field: &'static str, value: u64| {
         if value == 0 {
-            problems.push((field, format!("{field} must be at least 1")));
+            problems.push((field, format!("{field} must be 1 or more")));
         }
     };
     at_least_one("window", s.window);

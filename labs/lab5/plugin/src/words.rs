@@ -1,7 +1,7 @@
 //! Lab 5's steps and settings in words, for reports and `grader explain`.
 
-use grader_lab::duration;
 use grader_lab::sends::{self, Nouns};
+use grader_lab::{duration, quantity, times};
 use lab5_harness::wire::{Settings, seen};
 
 use crate::steps::Step;
@@ -69,7 +69,7 @@ pub fn expectation(step: &Step) -> Option<String> {
                 parts.push(format!("circuit {state}"));
             }
             if let Some(n) = x.calls {
-                parts.push(format!("{n} calls reached it so far"));
+                parts.push(format!("{} reached it so far", quantity(n, "call")));
             }
             if let Some(n) = x.in_flight {
                 parts.push(format!("{n} in progress now"));
@@ -78,7 +78,7 @@ pub fn expectation(step: &Step) -> Option<String> {
                 parts.push(format!("never more than {n} at once"));
             }
             for (answer, n) in x.answered.iter().flatten() {
-                parts.push(format!("answered {answer} {n} times"));
+                parts.push(format!("answered {answer} {}", times(*n)));
             }
             Some(parts.join(", "))
         }

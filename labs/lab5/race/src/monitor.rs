@@ -14,7 +14,13 @@
 //!   alert a `HALF_OPEN -> CLOSED` record, one alert per record: never a second one, and
 //!   (once a step's messages have returned or are held) none missing;
 //! - each transition record of a flow starts where the one before it ended;
-//! - the thread that calls a partner holds no lock of the code under test.
+//! - the thread that calls a partner holds no lock of the code under test;
+//! - an answer that comes back after the flow's state changed under its message (another
+//!   message wrote a record of the flow while the call was out) writes no record: it is
+//!   old news;
+//! - a message gets `no_capacity` only when as many other messages of its flow as the
+//!   bulkhead allows were out at once while it was: otherwise a slot was lost, given back
+//!   fewer times than taken.
 //!
 //! The first property that breaks is kept; the schedule still runs to its end. A schedule
 //! the runtime stops (every thread waiting, or one that never waits) is told by the
@@ -25,7 +31,7 @@ use std::collections::BTreeMap;
 
 use gateway_kit::{Alert, AlertLog, AlertSink, Message, Outcome, Partner};
 use grader_protocol::Violation;
-use race_explore::record::{Reader, Seen, out_of_order};
+use race_explore::record::{Reader, Seen, old_answer, out_of_order, slot_lost};
 use race_explore::story;
 use race_std::sync::Arc;
 use race_std::trace;
@@ -35,6 +41,8 @@ const LIMIT_HINT: &str = "Check the count and take the place in one step: under 
 const ALERT_HINT: &str = "Send an alert for a change only from the message that made the change, decided under the same lock as the change: a message that checks the window, lets the lock go and then opens the circuit and alerts can do so a second time after another message already did.";
 const MISSING_HINT: &str = "Every change from CLOSED to OPEN sends one Opened alert, and every change from HALF_OPEN to CLOSED one Closed alert, from the message that made the change.";
 const RECORDS_HINT: &str = "Write each transition record while you still hold the lock under which the state changed, and record each outcome in the window under the same lock as the decision it feeds. A record written after the lock is let go can be overtaken by the next change's record.";
+const OLD_HINT: &str = "Check the answer's ticket (the era it was admitted in) and act on it in the same locked section: a message that checks, lets the lock go and takes it again to record can find that another message changed the state in between, and then acts on an old answer.";
+const SLOT_HINT: &str = "Give a slot back exactly once and in one step: a guard whose Drop does one atomic fetch_sub, or a decrement under the same lock that counts. A load followed by a separate store can overwrite a give-back that happened in between, and that slot is gone for good.";
 const LOCK_HINT: &str = "Let go of every lock before calling the partner: decide under the lock, drop the guard, call, then lock again to learn from the answer. Name the guard in a block, or call drop(guard), so it ends before the call.";
 /// The hint for a message that never returns.
 pub const NEVER_HINT: &str = "A message waits for something that never comes: a lock held by a message that is itself waiting inside a partner (a lock held across the call), a place it waits for instead of returning no_capacity, or a lock it already holds (a std Mutex is not re-entrant).";
@@ -181,6 +189,15 @@ impl Monitor {
                     let round = rounds + u64::from(state == "OPEN");
                     self.arrived_in.insert(id, (state, round));
                 }
+            }
+        }
+        for stale in self.record.stale() {
+            self.report(old_answer(&stale, format!("an answer to a message admitted before {}'s state last changed changes nothing", stale.target), OLD_HINT));
+        }
+        for back in self.record.returns() {
+            let limit = self.watch(&back.target).limit;
+            if back.words == "no_capacity" && (back.others as u64) < limit {
+                self.report(slot_lost(&back, limit, "no_capacity", SLOT_HINT));
             }
         }
     }

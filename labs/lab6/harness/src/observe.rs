@@ -7,7 +7,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use shipping_kit::{Metrics, Waiting};
 
 use crate::run::World;
-use crate::wire::{DependencySnapshot, InstanceSnapshot, LaneSnapshot, METRICS, Observation};
+use crate::wire::{DependencySnapshot, InstanceSnapshot, LaneSnapshot, Observation};
 
 /// The observation after an action. A panic in the code under test while it is asked is
 /// caught and noted.
@@ -70,41 +70,23 @@ fn lane(world: &World, instance: usize, name: &str) -> LaneSnapshot {
     let metrics = asked(world, || shop.metrics(name))
         .flatten()
         .map(|m| metrics(&m));
-    let mut waiting: BTreeMap<Waiting, u64> = BTreeMap::new();
-    for (id, _, _) in world
+    let waiting = world
         .sent
         .iter()
         .filter(|(_, i, target)| *i == instance && target == name)
-    {
-        if let Some(why) = world.waiting(*id) {
-            *waiting.entry(why).or_default() += 1;
-        }
-    }
-    let count = |why| waiting.get(&why).copied().unwrap_or(0);
-    LaneSnapshot {
-        name: name.to_owned(),
-        state,
-        metrics,
-        held: count(Waiting::Answer),
-        queued: count(Waiting::Queue),
-        pausing: count(Waiting::Pause),
-    }
+        .filter_map(|(id, _, _)| world.waiting(*id).map(Waiting::as_str));
+    LaneSnapshot::new(name, state, metrics, waiting)
 }
 
 /// The metrics by name.
 fn metrics(m: &Metrics) -> BTreeMap<String, u64> {
-    let values = [
+    crate::wire::metric_counts([
         m.timeout,
         m.no_capacity,
         m.queue_expired,
         m.circuit_open,
         m.no_tariff,
-    ];
-    METRICS
-        .iter()
-        .zip(values)
-        .map(|(name, n)| ((*name).to_owned(), n))
-        .collect()
+    ])
 }
 
 /// Asks the code under test something; `None` (and the run marked as panicked) if it
@@ -124,17 +106,5 @@ fn asked<T>(world: &World, ask: impl FnOnce() -> T) -> Option<T> {
 fn journal(world: &World, transitions: &[Option<Vec<String>>]) -> Vec<String> {
     let mut seen = world.seen.borrow_mut();
     let mut journal = world.journal.borrow_mut();
-    let many = transitions.len() > 1;
-    for (i, records) in transitions.iter().enumerate() {
-        let records = records.as_deref().unwrap_or_default();
-        for record in records.iter().skip(seen[i]) {
-            journal.push(if many {
-                format!("#{} {record}", i + 1)
-            } else {
-                record.clone()
-            });
-        }
-        seen[i] = seen[i].max(records.len());
-    }
-    journal.clone()
+    crate::wire::journal(&mut seen, &mut journal, transitions)
 }

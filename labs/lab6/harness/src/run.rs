@@ -8,17 +8,25 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::ThreadId;
 use std::time::Duration;
 
-use fixture_dependencies::{QUOTED_PRICE, ScriptedDependencies, ScriptedDependency};
+use fixture_dependencies::outcomes::{browse_words, checkout_words, layered};
+use fixture_dependencies::{ScriptedDependencies, ScriptedDependency};
 use fixture_script::{Activity, Behaviour};
 use grader_harness::{Driver, Failure, Notifier, Requests};
 use grader_protocol::{Plan, RequestOutcome, StuckRecord};
 use shipping_kit::{
-    Answer, BreakerSettings, Browse, BulkheadSettings, Cause, Checkout, Clock, Dependency,
-    DependencySettings, FakeClock, Order, Page, RetrySettings, SHIPPING, Waiting,
+    Answer, Clock, Dependency, DependencySettings, FakeClock, Order, Page, SHIPPING, Waiting,
 };
 
-use crate::wire::{Action, Observation, Settings};
+use crate::wire::{Action, Observation, Settings, WakeOrder};
 use crate::{BuildShop, ShopUnderTest};
+
+#[path = "shop_settings.rs"]
+mod shop_settings;
+use shop_settings::dependency_settings;
+
+/// The most woken requests one step lets go, one after the other, before the ones still
+/// waking each other without time moving are reported stuck.
+const MOST_LET_GO: usize = 10_000;
 
 /// Lab 6's world: the fake clock, the scripted dependencies and one shop per instance.
 pub struct World {
@@ -36,6 +44,8 @@ pub struct World {
     /// A panic of the code under test while the harness released held calls.
     release_panicked: Arc<AtomicBool>,
     stuck_after_ms: u64,
+    /// Whose turn comes first among requests woken at the same moment.
+    order: WakeOrder,
     /// Per instance, the records already in the journal.
     pub(crate) seen: RefCell<Vec<usize>>,
     pub(crate) journal: RefCell<Vec<String>>,
@@ -61,7 +71,9 @@ impl World {
     pub fn start(plan: &Plan<Settings, Action>, build: BuildShop) -> World {
         let activity = Activity::new();
         let bell = activity.clone();
-        let clock = FakeClock::with_observer(move || bell.bump());
+        // Serial: a request woken by another thread's change waits for its turn, so that
+        // requests woken together go on one at a time, in the scenario's order.
+        let clock = FakeClock::serial(move || bell.bump());
         let dependencies = ScriptedDependencies::new(&activity);
         let targets: Vec<(String, Settings)> = plan
             .targets
@@ -82,18 +94,24 @@ impl World {
                 Arc::from(build(shared, wiring.clone()))
             })
             .collect::<Vec<Arc<dyn ShopUnderTest>>>();
+        let now = {
+            let clock = clock.clone();
+            move || u64::try_from(clock.now().as_millis()).unwrap_or(u64::MAX)
+        };
         World {
             seen: RefCell::new(vec![0; shops.len()]),
             clock,
             dependencies,
             targets,
             shops,
-            requests: Requests::new(Arc::new(Steady(activity.clone())), plan.stuck_after_ms),
+            requests: Requests::new(Arc::new(Steady(activity.clone())), plan.stuck_after_ms)
+                .with_clock(now),
             activity,
             sent: Vec::new(),
             threads: Arc::default(),
             release_panicked: Arc::default(),
             stuck_after_ms: plan.stuck_after_ms,
+            order: WakeOrder::default(),
             journal: RefCell::new(Vec::new()),
         }
     }
@@ -104,33 +122,6 @@ fn instance_of(action: &Action) -> u32 {
     match action {
         Action::Send { instance, .. } | Action::SendConcurrent { instance, .. } => *instance,
         _ => 1,
-    }
-}
-
-/// The shop's settings for one dependency, from the plan's.
-fn dependency_settings(s: &Settings) -> DependencySettings {
-    let count = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
-    let small = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
-    DependencySettings {
-        bulkhead: BulkheadSettings {
-            max_active: count(s.max_active),
-            max_queued: count(s.max_queued),
-            max_queue_wait: Duration::from_millis(s.max_queue_wait_ms),
-        },
-        budget: Duration::from_millis(s.budget_ms),
-        retry: RetrySettings {
-            max_attempts: small(s.max_attempts),
-            backoff: Duration::from_millis(s.backoff_ms),
-            jitter_percent: small(s.jitter_percent),
-            jitter_seed: s.jitter_seed,
-        },
-        breaker: BreakerSettings {
-            window: count(s.window),
-            minimum_calls: count(s.minimum_calls),
-            failure_rate_percent: small(s.failure_rate_percent),
-            open_for: Duration::from_millis(s.open_for_ms),
-            probes: count(s.probes),
-        },
     }
 }
 
@@ -203,6 +194,10 @@ impl Driver for World {
                 Ok(ids)
             }
             Action::Advance { ms } => self.advance(Duration::from_millis(*ms)),
+            Action::WakeOrder { order } => {
+                self.order = *order;
+                Ok(Vec::new())
+            }
             Action::Observe => Ok(Vec::new()),
         }
     }
@@ -272,12 +267,76 @@ impl World {
         })
     }
 
-    /// Waits until every request sent so far has returned or waits on the fake clock.
+    /// Waits until every request sent so far has returned or waits on the fake clock, and
+    /// no request that was woken is still waiting for its turn: those go on one at a time,
+    /// in the scenario's order, each settling before the next.
     fn settle(&self, target: &str) -> Result<(), Failure> {
         let ids: Vec<u64> = self.sent.iter().map(|&(id, _, _)| id).collect();
-        self.requests
-            .settle(&ids, target, &|id| self.waiting(id).is_some())
-            .map_err(|failure| self.seen(failure))
+        let parked = |id| self.waiting(id).is_some();
+        for _ in 0..MOST_LET_GO {
+            let settled = self.requests.settle(&ids, target, &parked);
+            let next = self.next_woken();
+            match (settled, next) {
+                (Ok(()), None) => return Ok(()),
+                // A request may be blocked on something a woken one will let go of.
+                (Ok(()), Some(seq))
+                | (Err(Failure::Stuck(StuckRecord { blocked: true, .. })), Some(seq)) => {
+                    self.clock.let_go(seq);
+                }
+                (Err(failure), _) => return Err(self.seen(failure)),
+            }
+        }
+        // Requests that keep waking each other without time moving: they never settle.
+        let ranks = self.ranks();
+        let woken = self
+            .clock
+            .waiters()
+            .iter()
+            .filter(|w| w.rung)
+            .filter_map(|w| ranks.get(&w.thread).copied())
+            .collect();
+        Err(Failure::Stuck(StuckRecord {
+            step: 0,
+            at_ms: 0,
+            requests: woken,
+            sent: ids.len() as u64,
+            target: target.to_owned(),
+            waited_ms: self.stuck_after_ms,
+            blocked: false,
+            reading: false,
+            seen: None,
+        }))
+    }
+
+    /// The woken request whose turn comes next, if any waits for its turn.
+    fn next_woken(&self) -> Option<u64> {
+        let ranks = self.ranks();
+        self.clock
+            .waiters()
+            .into_iter()
+            .filter(|w| w.rung)
+            .min_by_key(|w| self.turn(&ranks, w.thread, w.seq))
+            .map(|w| w.seq)
+    }
+
+    /// Each request thread's request id.
+    fn ranks(&self) -> HashMap<ThreadId, u64> {
+        self.threads
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .map(|(&id, &thread)| (thread, id))
+            .collect()
+    }
+
+    /// Where a wait of `thread` (wait number `seq`) comes among waits that end together:
+    /// the lower, the sooner, in the scenario's order.
+    fn turn(&self, ranks: &HashMap<ThreadId, u64>, thread: ThreadId, seq: u64) -> (u64, u64) {
+        let rank = ranks.get(&thread).copied().unwrap_or(u64::MAX);
+        match self.order {
+            WakeOrder::OldestFirst => (rank, seq),
+            WakeOrder::NewestFirst => (u64::MAX - rank, u64::MAX - seq),
+        }
     }
 
     /// What request `id` waits for on the fake clock, if it does.
@@ -354,8 +413,8 @@ impl World {
     }
 
     /// Moves the clock forward by `by`, waking one waiter at a time (earliest deadline
-    /// first, then the lowest request id, then the earliest wait) and letting everything
-    /// settle after each; the ids of the requests that returned meanwhile.
+    /// first, then in the scenario's order) and letting everything settle after each; the
+    /// ids of the requests that returned meanwhile.
     fn advance(&self, by: Duration) -> Result<Vec<u64>, Failure> {
         let until = self.clock.now() + by;
         let before: Vec<u64> = self
@@ -364,23 +423,14 @@ impl World {
             .map(|&(id, _, _)| id)
             .filter(|&id| !self.returned(id))
             .collect();
-        let ranks: HashMap<ThreadId, u64> = self
-            .threads
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .iter()
-            .map(|(&id, &thread)| (thread, id))
-            .collect();
+        let ranks = self.ranks();
         loop {
             let next = self
                 .clock
                 .waiters()
                 .into_iter()
                 .filter(|w| w.deadline <= until)
-                .min_by_key(|w| {
-                    let rank = ranks.get(&w.thread).copied().unwrap_or(u64::MAX);
-                    (w.deadline, rank, w.seq)
-                });
+                .min_by_key(|w| (w.deadline, self.turn(&ranks, w.thread, w.seq)));
             let Some(waiter) = next else { break };
             self.clock.wake_one(waiter.seq);
             self.settle("the shop")?;
@@ -390,99 +440,7 @@ impl World {
     }
 }
 
-/// A request through `layers` layers: the innermost is the shop; each outer layer calls
-/// the one inside up to `attempts` times, again after every failure, as a naive client
-/// would.
-fn layered(layers: u32, attempts: u64, once: &dyn Fn() -> String) -> String {
-    if layers <= 1 {
-        return once();
-    }
-    let mut outcome = String::new();
-    for _ in 0..attempts.max(1) {
-        outcome = layered(layers - 1, attempts, once);
-        if !CAUSES.contains(&outcome.as_str()) {
-            break;
-        }
-    }
-    outcome
-}
-
-/// Every cause's word: the outcomes of a request that got no valid answer.
-const CAUSES: [&str; 6] = [
-    "timeout",
-    "no_capacity",
-    "queue_expired",
-    "circuit_open",
-    "unavailable",
-    "refused",
-];
-
-/// A checkout's outcome in words: `confirmed` (at the quoted price), `confirmed_at_N` (at
-/// any other price), `no_tariff`, or the cause of unavailability.
-fn checkout_words(checkout: Checkout) -> String {
-    match checkout {
-        Checkout::Confirmed { shipping } if shipping == QUOTED_PRICE => "confirmed".to_owned(),
-        Checkout::Confirmed { shipping } => format!("confirmed_at_{shipping}"),
-        Checkout::NoTariff => "no_tariff".to_owned(),
-        Checkout::Unavailable(cause) => cause_word(cause),
-    }
-}
-
-/// A page view's outcome in words: `shown` or the cause of unavailability.
-fn browse_words(browse: Browse) -> String {
-    match browse {
-        Browse::Shown => "shown".to_owned(),
-        Browse::Unavailable(cause) => cause_word(cause),
-    }
-}
-
-fn cause_word(cause: Cause) -> String {
-    cause.as_str().to_owned()
-}
-
 fn parse_answer(text: &str) -> Result<Answer, Failure> {
     text.parse::<Answer>()
         .map_err(|e| Failure::BadPlan(e.to_string()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn outer_layers_multiply_the_attempts_on_failures_only() {
-        let calls = std::cell::Cell::new(0);
-        let failing = || {
-            calls.set(calls.get() + 1);
-            "unavailable".to_owned()
-        };
-        assert_eq!(layered(3, 3, &failing), "unavailable");
-        assert_eq!(calls.get(), 9, "the shop itself is the third layer");
-        calls.set(0);
-        let fine = || {
-            calls.set(calls.get() + 1);
-            "confirmed".to_owned()
-        };
-        assert_eq!(layered(3, 3, &fine), "confirmed");
-        assert_eq!(calls.get(), 1);
-    }
-
-    #[test]
-    fn a_checkout_at_any_price_but_the_quote_is_named_as_such() {
-        assert_eq!(
-            checkout_words(Checkout::Confirmed {
-                shipping: QUOTED_PRICE
-            }),
-            "confirmed"
-        );
-        assert_eq!(
-            checkout_words(Checkout::Confirmed { shipping: 0 }),
-            "confirmed_at_0"
-        );
-        assert_eq!(
-            checkout_words(Checkout::Unavailable(Cause::QueueExpired)),
-            "queue_expired"
-        );
-        assert_eq!(browse_words(Browse::Shown), "shown");
-    }
 }

@@ -101,8 +101,43 @@ pub enum Action {
         /// Milliseconds.
         ms: u64,
     },
+    /// From now on, requests woken at the same moment (a slot freed, calls answered
+    /// together, deadlines that fall together) go on one at a time in this order.
+    WakeOrder {
+        /// Whose turn comes first.
+        order: WakeOrder,
+    },
     /// Do nothing; only record the state of things.
     Observe,
+}
+
+/// In which order requests woken at the same moment go on, each once the one before has
+/// returned or waits again.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WakeOrder {
+    /// The request sent first goes first.
+    #[default]
+    OldestFirst,
+    /// The request sent last goes first.
+    NewestFirst,
+}
+
+impl WakeOrder {
+    /// The word a scenario writes: `oldest_first` or `newest_first`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WakeOrder::OldestFirst => "oldest_first",
+            WakeOrder::NewestFirst => "newest_first",
+        }
+    }
+
+    /// The order a scenario's word names, if it names one.
+    pub fn from_word(word: &str) -> Option<WakeOrder> {
+        [WakeOrder::OldestFirst, WakeOrder::NewestFirst]
+            .into_iter()
+            .find(|o| o.as_str() == word)
+    }
 }
 
 /// The state of things after an action.
@@ -164,6 +199,36 @@ pub struct LaneSnapshot {
     pub pausing: u64,
 }
 
+impl LaneSnapshot {
+    /// One dependency as one instance sees it: its circuit `state` and `metrics` (as the
+    /// shop reported them), and its requests that wait on the clock, each by the word of
+    /// what it waits for (`held`, `queued`, `pausing`).
+    pub fn new<'a>(
+        name: &str,
+        state: Option<String>,
+        metrics: Option<BTreeMap<String, u64>>,
+        waiting: impl IntoIterator<Item = &'a str>,
+    ) -> Self {
+        let mut lane = LaneSnapshot {
+            name: name.to_owned(),
+            state,
+            metrics,
+            held: 0,
+            queued: 0,
+            pausing: 0,
+        };
+        for word in waiting {
+            match word {
+                "held" => lane.held += 1,
+                "queued" => lane.queued += 1,
+                "pausing" => lane.pausing += 1,
+                _ => {}
+            }
+        }
+        lane
+    }
+}
+
 /// The metric names, in the order reports list them.
 pub const METRICS: [&str; 5] = [
     "timeout",
@@ -172,6 +237,41 @@ pub const METRICS: [&str; 5] = [
     "circuit_open",
     "no_tariff",
 ];
+
+/// A shop's metrics by name, from their values in [`METRICS`]' order.
+pub fn metric_counts(values: [u64; 5]) -> BTreeMap<String, u64> {
+    METRICS
+        .iter()
+        .zip(values)
+        .map(|(name, n)| ((*name).to_owned(), n))
+        .collect()
+}
+
+/// Adds each instance's new records (`transitions`, per instance; `seen[i]` of
+/// instance `i`'s are in already) to `journal`, in instance order, marked with their
+/// instance when there is more than one; returns the journal so far.
+pub fn journal(
+    seen: &mut [usize],
+    journal: &mut Vec<String>,
+    transitions: &[Option<Vec<String>>],
+) -> Vec<String> {
+    let many = transitions.len() > 1;
+    for (i, records) in transitions.iter().enumerate() {
+        let records = records.as_deref().unwrap_or_default();
+        let Some(seen) = seen.get_mut(i) else {
+            continue;
+        };
+        for record in records.iter().skip(*seen) {
+            journal.push(if many {
+                format!("#{} {record}", i + 1)
+            } else {
+                record.clone()
+            });
+        }
+        *seen = (*seen).max(records.len());
+    }
+    journal.clone()
+}
 
 /// What lab 6's harness saw while requests were blocked (`StuckRecord::seen`): whether
 /// the dependency's circuit state could still be read, which tells whether they wait for

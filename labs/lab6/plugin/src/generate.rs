@@ -604,7 +604,7 @@ pub fn rule_hint(step: &Step, d: &Difference) -> Option<String> {
             }
         }
         Step::ExpectTransitions(_) => RULE_RECORDS,
-        Step::Script(_) => return None,
+        Step::Script(_) | Step::WakeOrder(_) => return None,
     };
     Some(hint.to_owned())
 }

@@ -1,6 +1,6 @@
 //! Lab 6's expectations against what its harness observed after each step.
 
-use grader_lab::{Difference, Snapshot, StepRecord, sends};
+use grader_lab::{Difference, Snapshot, StepRecord, quantity, sends};
 use lab6_harness::wire::{LaneSnapshot, METRICS, Observation};
 
 use crate::steps::{ExpectStep, Step};
@@ -41,27 +41,27 @@ fn check(step: &Step, r: &StepRecord<Observation>) -> Option<(String, String)> {
                 .unwrap_or_default();
             (want != &got).then(|| (lines(want), lines(&got)))
         }
-        Step::Script(_) => None,
+        Step::Script(_) | Step::WakeOrder(_) => None,
     }
 }
 
 fn expect(x: &ExpectStep, o: &Observation) -> Option<(String, String)> {
     let d = o.dependencies.iter().find(|d| d.name == x.target)?;
-    let fields = [
-        (x.calls, d.calls, "calls reached"),
-        (x.in_flight, d.in_flight, "calls in progress at"),
-        (x.peak, d.peak, "calls at once at most at"),
-    ];
-    for (want, got, words) in fields {
-        if let Some(want) = want.filter(|want| *want != got) {
-            return Some((format!("{want} {words} {}", x.target), format!("{got}")));
-        }
+    let want = [x.calls, x.in_flight, x.peak];
+    if let Some(difference) =
+        sends::expect_counters(&x.target, want, [d.calls, d.in_flight, d.peak])
+    {
+        return Some(difference);
     }
     for (answer, want) in x.answered.iter().flatten() {
         let got = d.answered.get(answer).copied().unwrap_or(0);
         if *want != got {
             return Some((
-                format!("{want} calls answered {answer} by {}", x.target),
+                format!(
+                    "{} answered {answer} by {}",
+                    quantity(*want, "call"),
+                    x.target
+                ),
                 format!("{got}"),
             ));
         }
@@ -97,10 +97,12 @@ fn expect(x: &ExpectStep, o: &Observation) -> Option<(String, String)> {
     ];
     for (want, got, words) in waiting {
         if let Some(want) = want.filter(|want| *want != got) {
-            return Some((
-                format!("{want} of {whose}requests {words} {}", x.target),
-                format!("{got}"),
-            ));
+            let requests = if whose.is_empty() {
+                quantity(want, "request")
+            } else {
+                format!("{want} of {whose}requests")
+            };
+            return Some((format!("{requests} {words} {}", x.target), format!("{got}")));
         }
     }
     for (metric, want) in x.metrics.iter().flatten() {

@@ -6,6 +6,7 @@
 
 pub mod generate;
 pub mod judge;
+pub mod picture;
 pub mod steps;
 pub mod validate;
 pub mod words;
@@ -13,7 +14,7 @@ pub mod words;
 use grader_lab::{
     Checker, Difference, Draft, Harness, Plugin, Snapshot, StepRecord, TargetPlan, Words,
 };
-use lab6_harness::wire::{Action, Observation, Settings};
+use lab6_harness::wire::{Action, Observation, Settings, WakeOrder};
 use serde_json::Value;
 
 use steps::Step;
@@ -32,6 +33,7 @@ static WORDS: Words = Words {
     constructor: "Shop::new",
     observers: "Shop::circuit_state, Shop::metrics or Shop::transitions",
     stuck_expected: "every request returns, or waits on the fake clock: for the dependency's answer, in the admission queue, or in a pause",
+    parked: "waiting on the fake clock",
     stuck_cause: "a request is blocked in real time (a lock, a real sleep) or looping, instead of returning or waiting on the injected clock",
     stuck_hint: STUCK_HINT,
     initially: "the shipping vendor quotes 12.90 and the catalog shows every page until scripted otherwise",
@@ -60,18 +62,36 @@ impl Plugin for Lab6 {
         }
     }
 
-    /// Lab 6 has no race checks yet: its concurrency rules (8 active and 10 queued however
-    /// many checkouts arrive at once, one probe per instance, a slot kept by a call whose
-    /// caller gave up) are checked in ordinary scenarios, where requests leave together
-    /// and then wait on the fake clock, which wakes them one at a time. A race harness
-    /// would be lab 4's shape: twins of `shipping_kit` (its bells and monitor included),
-    /// `fixture_script` and the skeleton on `race_std`, and a driver under `labs/lab6/race`.
+    /// Lab 6's race checks: the same program file, linked with lab 6's race harness
+    /// (`labs/lab6/race`), and the crate under test built on the kit's std for the
+    /// explorer (`grader/race/std`), with the race build of `shipping_kit` (its clock,
+    /// monitor and calls on the explorer, standing on lab 4's twin of `relay_kit`, which
+    /// notes each transition record) under its usual name. The scripted dependencies and
+    /// the scripted engine they share with labs 4 and 5 are the race harness's own
+    /// dependencies (`labs/lab6/race/twins/fixture_dependencies`,
+    /// `labs/lab4/race/twins/fixture_script`).
     fn race_harness(&self) -> Option<Harness> {
-        None
+        Some(Harness {
+            program: "main/src/main.rs",
+            code_under_test: "quote_client",
+            dependencies: &[
+                ("shipping_kit", "labs/lab6/race/twins/shipping_kit"),
+                ("lab6_harness", "labs/lab6/race"),
+            ],
+            subject_dependencies: &[
+                ("std", "grader/race/std"),
+                ("core", "grader/race/core"),
+                ("shipping_kit", "labs/lab6/race/twins/shipping_kit"),
+            ],
+        })
     }
 
     fn words(&self) -> &Words {
         &WORDS
+    }
+
+    fn target_noun(&self) -> &'static str {
+        "dependency"
     }
 
     fn stuck_hint(&self, seen: Option<&str>) -> String {
@@ -117,6 +137,9 @@ impl Plugin for Lab6 {
                 answer: x.answer.clone(),
             },
             Step::Advance(x) => Action::Advance { ms: x.ms },
+            Step::WakeOrder(order) => Action::WakeOrder {
+                order: WakeOrder::from_word(order).unwrap_or_default(),
+            },
             Step::Expect(_) | Step::ExpectTransitions(_) => Action::Observe,
         }
     }
@@ -168,5 +191,9 @@ impl Plugin for Lab6 {
 
     fn rule_hint(&self, step: &Step, difference: &Difference) -> Option<String> {
         generate::rule_hint(step, difference)
+    }
+
+    fn picture(&self) -> Option<&dyn grader_lab::picture::Picture<Step, Observation, Settings>> {
+        Some(self)
     }
 }

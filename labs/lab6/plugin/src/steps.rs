@@ -57,6 +57,8 @@ pub const OUTCOME_WORDS: [&str; 12] = [
     "queued",
     "pausing",
 ];
+/// The orders in which requests woken at the same moment go on.
+pub const WAKE_ORDERS: [&str; 2] = ["oldest_first", "newest_first"];
 /// Circuit states.
 pub const STATES: [&str; 3] = ["CLOSED", "OPEN", "HALF_OPEN"];
 /// The shop's metrics.
@@ -80,6 +82,9 @@ pub enum Step {
     Release(ReleaseStep),
     /// Move the fake clock forward; waiters wake in deadline order.
     Advance(AdvanceStep),
+    /// From now on, requests woken at the same moment go on in this order:
+    /// `oldest_first` (the default) or `newest_first`.
+    WakeOrder(#[schemars(with = "WakeOrderWord")] String),
     /// Check a dependency, and a shop instance's view of it.
     Expect(ExpectStep),
     /// Check the whole list of transition records of shop instance 1 so far.
@@ -218,7 +223,7 @@ impl Step {
             Step::SendConcurrent(x) => Some(&x.target),
             Step::Release(x) => Some(&x.target),
             Step::Expect(x) => Some(&x.target),
-            Step::Advance(_) | Step::ExpectTransitions(_) => None,
+            Step::Advance(_) | Step::WakeOrder(_) | Step::ExpectTransitions(_) => None,
         }
     }
 
@@ -248,6 +253,10 @@ word_list! {
 word_list! {
     /// A circuit state.
     CircuitState = STATES
+}
+word_list! {
+    /// Whose turn comes first among requests woken at the same moment: the one sent first (oldest_first) or last (newest_first).
+    WakeOrderWord = WAKE_ORDERS
 }
 
 /// A schema-only type: one transition record.

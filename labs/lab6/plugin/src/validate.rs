@@ -11,7 +11,7 @@ use lab6_harness::wire::Settings;
 
 use crate::steps::{
     BROWSE_WORDS, CHECKOUT_WORDS, MAX_INSTANCES, MAX_LAYERS, METRICS, OUTCOME_WORDS, RELEASE_WORDS,
-    SCRIPT_WORDS, STATES, Step,
+    SCRIPT_WORDS, STATES, Step, WAKE_ORDERS,
 };
 
 /// Problems with one dependency's settings, as (field, message).
@@ -27,7 +27,7 @@ pub fn settings(s: &Settings) -> Vec<(&'static str, String)> {
     ];
     for (field, value) in fields {
         if value == 0 {
-            problems.push((field, format!("{field} must be at least 1")));
+            problems.push((field, format!("{field} must be 1 or more")));
         }
     }
     if s.minimum_calls > s.window {
@@ -58,7 +58,7 @@ pub fn expects_something(step: &Step) -> bool {
         Step::Release(x) => x.expect.is_some() || x.count.is_some(),
         Step::Advance(x) => x.expect.is_some(),
         Step::Expect(_) | Step::ExpectTransitions(_) => true,
-        Step::Script(_) => false,
+        Step::Script(_) | Step::WakeOrder(_) => false,
     }
 }
 
@@ -189,6 +189,9 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                 if let Some(expect) = &x.expect {
                     counted(c, i, expect, &OUTCOME_WORDS);
                 }
+            }
+            Step::WakeOrder(order) => {
+                c.one_of(i, "wake_order", order, &WAKE_ORDERS, "order");
             }
             Step::Expect(x) => expect(c, i, x),
             Step::ExpectTransitions(lines) => {

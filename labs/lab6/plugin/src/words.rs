@@ -2,8 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use grader_lab::duration;
 use grader_lab::sends::{self, Nouns};
+use grader_lab::{duration, quantity, times};
 use lab6_harness::wire::{Settings, seen};
 
 use crate::steps::Step;
@@ -66,6 +66,10 @@ pub fn describe(step: &Step) -> String {
             None => format!("answer every held call at {} with {}", x.target, x.answer),
         },
         Step::Advance(x) => format!("advance the clock by {}", duration(x.ms)),
+        Step::WakeOrder(order) => match order.as_str() {
+            "newest_first" => "from now on, requests woken together go on newest first".to_owned(),
+            _ => "from now on, requests woken together go on oldest first".to_owned(),
+        },
         Step::Expect(x) => format!("check {}{}", x.target, on(x.instance)),
         Step::ExpectTransitions(_) => "check the transition records".to_owned(),
     }
@@ -101,27 +105,25 @@ pub fn expectation(step: &Step) -> Option<String> {
             if let Some(state) = &x.state {
                 parts.push(format!("circuit {state}"));
             }
-            for (n, what) in [
-                (x.calls, "calls reached it so far"),
-                (x.in_flight, "in progress at it now"),
-            ] {
-                if let Some(n) = n {
-                    parts.push(format!("{n} {what}"));
-                }
+            if let Some(n) = x.calls {
+                parts.push(format!("{} reached it so far", quantity(n, "call")));
+            }
+            if let Some(n) = x.in_flight {
+                parts.push(format!("{n} in progress at it now"));
             }
             if let Some(n) = x.peak {
                 parts.push(format!("never more than {n} at once"));
             }
             for (answer, n) in x.answered.iter().flatten() {
-                parts.push(format!("answered {answer} {n} times"));
+                parts.push(format!("answered {answer} {}", times(*n)));
             }
             for (n, what) in [
-                (x.held, "requests waiting for its answer"),
-                (x.queued, "requests queued"),
-                (x.pausing, "requests pausing before a retry"),
+                (x.held, "waiting for its answer"),
+                (x.queued, "queued"),
+                (x.pausing, "pausing before a retry"),
             ] {
                 if let Some(n) = n {
-                    parts.push(format!("{n} {what}"));
+                    parts.push(format!("{} {what}", quantity(n, "request")));
                 }
             }
             for (metric, n) in x.metrics.iter().flatten() {
@@ -135,7 +137,7 @@ pub fn expectation(step: &Step) -> Option<String> {
             let lines: Vec<String> = lines.iter().map(|l| format!("        {l}")).collect();
             format!("exactly these records, in order:\n{}", lines.join("\n"))
         }),
-        Step::Script(_) => None,
+        Step::Script(_) | Step::WakeOrder(_) => None,
     }
 }
 
@@ -181,7 +183,7 @@ pub fn settings(s: &Settings) -> String {
 }
 
 /// The stuck hint when nothing tells whose lock the requests wait for.
-pub const STUCK_HINT: &str = "A request that has neither returned nor waits on the injected clock is still running inside your shop. The usual causes: waiting with thread::sleep or Condvar::wait_timeout (real time: use clock.sleep_until, a Monitor guard's wait_until, or call.wait_until); a queue loop that waits again until a deadline that has already come (it must give up, not wait); a lock held while waiting for the dependency's answer or in the queue, so other requests block on it; a slot that is never given back; or a loop that never ends.";
+pub const STUCK_HINT: &str = "A request that has neither returned nor waits on the injected clock is still running inside your shop. The usual causes: waiting with thread::sleep or Condvar::wait_timeout (real time: use clock.sleep_until, a Monitor guard's wait_until, or call.wait_until); a queue loop that waits until a deadline that has already come, which returns at once, every time (a request queued at T is still in time at exactly T + max_queue_wait: wait until shipping_kit::just_after(T + max_queue_wait), or the budget's end if that is sooner, and leave when the clock reaches it); a lock held while waiting for the dependency's answer or in the queue, so other requests block on it; a slot that is never given back; or a loop that never ends.";
 
 /// The hint for requests blocked inside the shop, from what the harness saw while they
 /// were: whether the dependency's circuit state could still be read tells whether they
