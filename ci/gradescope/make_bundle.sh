@@ -62,22 +62,8 @@ fi
 
 echo "writing the edition of $lab with its hidden scenarios ..." >&2
 "$grader" --kit "$kit" --color never release "$lab" --hidden --out "$stage/kit" >&2
-# The generated scenarios graded in CI, as the reference filled them in while it was
-# graded above: hidden scenarios of the bundle like the others (Gradescope has no
-# reference to fill them in).
-seeds="$kit/labs/$lab/generated_seeds.json"
-if [ -f "$seeds" ]; then
-  from=$(sed -n 's/.*"from": *\([0-9]*\).*/\1/p' "$seeds")
-  count=$(sed -n 's/.*"count": *\([0-9]*\).*/\1/p' "$seeds")
-  filled="${GRADER_WORK_DIR:-$kit/target/grader}/$lab/generated/filled"
-  mkdir -p "$stage/kit/labs/$lab/hidden"
-  for seed in $(seq "$from" $((from + count - 1))); do
-    cp "$filled/gen_$seed.json" "$stage/kit/labs/$lab/hidden/" || {
-      echo "error: the generated scenario of seed $seed was not filled in" >&2
-      exit 1
-    }
-  done
-fi
+# The edition's hidden scenarios include the generated ones graded in CI, filled in by
+# the reference as the edition was written (Gradescope has no reference to fill them in).
 cp "$kit/ci/gradescope/setup.sh" "$kit/ci/gradescope/run_autograder" "$stage/kit/"
 chmod +x "$stage/kit/setup.sh" "$stage/kit/run_autograder"
 if [ -e "$stage/kit/$solution" ]; then

@@ -56,7 +56,12 @@ cp "$kit/ci/gradescope/setup.sh" "$kit/ci/prairielearn/run" "$kit/ci/prairielear
 chmod +x "$out/image/setup.sh" "$out/image/run"
 hidden="$out/course/serverFilesCourse/resilience/$lab/hidden"
 mkdir -p "$hidden"
-if [ -d "$kit/labs/$lab/hidden" ]; then cp "$kit/labs/$lab/hidden"/*.json "$hidden"/; fi
+# The hidden scenarios, the generated ones graded in CI among them (filled in by the
+# reference as an edition with --hidden is written), go to the course's server files.
+full=$(mktemp -d)
+trap 'rm -rf "$full"' EXIT
+"$grader" --kit "$kit" --color never release "$lab" --hidden --out "$full/kit" >&2
+if [ -d "$full/kit/labs/$lab/hidden" ]; then cp "$full/kit/labs/$lab/hidden"/*.json "$hidden"/; fi
 question="$out/course/questions/$lab"
 mkdir -p "$question"
 python3 - "$kit/labs/$lab/lab.json" "$question" "$image" "$lab" <<'PY'

@@ -379,6 +379,11 @@ pub struct ReleaseArgs {
     /// (the Gradescope bundle), never for students.
     #[arg(long)]
     pub hidden: bool,
+
+    /// Scenarios run at once while the reference fills in a lab's generated scenarios
+    /// (default: the number of cores).
+    #[arg(long, short = 'j', value_name = "N")]
+    pub jobs: Option<usize>,
 }
 
 /// `grader rehearse`.

@@ -36,12 +36,19 @@ pub fn exec(ctx: &mut Ctx<'_>, args: ListArgs) -> Result<u8, Error> {
             s.name, s.category, s.points
         ));
     }
-    let counts = Counts::of(&selection);
+    let generated = generated(&lab)?;
+    let counts = Counts::of(&selection).with_generated(generated);
     text.push_str(&format!(
         "\n{}. `grader explain {} NAME` says what one checks.\n",
         counts.sentence(),
         lab.manifest.name
     ));
+    if generated.0 > 0 {
+        text.push_str(&format!(
+            "{} of the hidden are generated scenarios, drawn from seeds graded in CI and not listed; `grader check {} --generated` practises on published ones.\n",
+            generated.0, lab.manifest.name
+        ));
+    }
     if counts.hidden_listed == 0 && counts.hidden.1 > 0 {
         text.push_str("The hidden scenarios run only when submissions are graded.\n");
     }
@@ -81,6 +88,14 @@ impl Counts {
         }
     }
 
+    /// The same, with `generated` (how many, their points) generated scenarios graded in
+    /// CI counted as hidden ones.
+    pub fn with_generated(mut self, generated: (usize, u32)) -> Counts {
+        self.hidden.0 += generated.0;
+        self.hidden.1 += generated.1;
+        self
+    }
+
     /// `42 visible scenarios (179 points) and 7 hidden ones (27 points): 206 points`.
     pub fn sentence(&self) -> String {
         let mut text = format!(
@@ -109,7 +124,7 @@ fn labs(ctx: &mut Ctx<'_>) -> Result<u8, Error> {
     for name in crate::lab::lab_names(&kit)? {
         let lab = crate::lab::Lab::load(&ctx.labs, &kit, &name)?;
         let selection = grade::select(&lab, true, &[])?;
-        let counts = Counts::of(&selection);
+        let counts = Counts::of(&selection).with_generated(generated(&lab)?);
         rows.push((name, lab.manifest.title.clone(), counts));
     }
     let width = rows.iter().map(|r| r.0.len()).max().unwrap_or(3).max(3);
@@ -131,4 +146,10 @@ fn labs(ctx: &mut Ctx<'_>) -> Result<u8, Error> {
     text.push_str("\n`grader list LAB` lists a lab's scenarios; `grader check LAB` grades it.\n");
     written(ctx.out.write_all(text.as_bytes()))?;
     Ok(exit::PASSED)
+}
+
+/// The generated scenarios graded in CI of `lab` and their points, when this kit has
+/// their seeds (the instructors' kit; an edition counts them with its hidden ones).
+fn generated(lab: &crate::lab::Lab) -> Result<(usize, u32), Error> {
+    Ok(crate::generate::seeds::Seeds::of(lab)?.map_or((0, 0), |s| s.graded_points()))
 }

@@ -28,7 +28,22 @@ pub fn exec(ctx: &mut Ctx<'_>, args: ReleaseArgs) -> Result<u8, Error> {
         }
         labs.push(ctx.lab(name)?);
     }
-    let released = release::release(&labs, &args.out, args.hidden)?;
+    let run = crate::cli::RunArgs {
+        timeout: None,
+        jobs: args.jobs,
+        cpu_seconds: None,
+        memory_mb: None,
+        build: crate::cli::BuildLimitArgs {
+            build_timeout: None,
+            build_cpu_seconds: None,
+            build_memory_mb: None,
+        },
+    };
+    let opts = labs
+        .iter()
+        .map(|lab| super::run_options(lab, &run, false))
+        .collect::<Result<Vec<_>, Error>>()?;
+    let released = release::release(&labs, &args.out, args.hidden, &opts, ctx.err)?;
     let names: Vec<&str> = args.labs.iter().map(String::as_str).collect();
     let _ = writeln!(
         ctx.err,

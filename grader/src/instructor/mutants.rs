@@ -44,6 +44,10 @@ pub struct Mutant {
     /// does not.
     #[serde(default)]
     pub start_here_elsewhere_because: Option<String>,
+    /// Why no generated scenario graded in CI catches this mutant (the generators do not
+    /// reach its mistake yet). Without this, the audit fails when none does.
+    #[serde(default)]
+    pub generated_misses_because: Option<String>,
     /// Edits to the reference solution, applied in order.
     pub edits: Vec<Edit>,
 }

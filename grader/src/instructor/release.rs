@@ -23,6 +23,7 @@
 //! writing, the edition is checked again ([`super::edition_check`]).
 
 use std::collections::BTreeSet;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::cargo_files::{
@@ -33,6 +34,9 @@ use super::edition_check::{check_edition, entries, solution_crates};
 use super::edition_members::{self, Members, Wanted};
 use super::edition_readme::{self, LabFacts};
 use crate::error::Error;
+use crate::generate::edition::{self, Which};
+use crate::generate::seeds::{PRACTICE_DIR, Seeds};
+use crate::grade::RunOptions;
 use crate::instructor::validation;
 use crate::lab::Lab;
 use crate::lab::edition::{Edition, EditionLab};
@@ -88,7 +92,18 @@ pub struct Released {
 /// Writes the student edition of `labs` (one or more, of one kit) to `out`, which must not
 /// exist or be empty; with `hidden`, each lab's hidden scenarios go in too (for a grading
 /// image, never for students).
-pub fn release(labs: &[Lab], out: &Path, hidden: bool) -> Result<Released, Error> {
+///
+/// A lab with generated scenarios has no reference in the edition to fill them in, so
+/// they are filled in here, each lab's with `opts` (one per lab, in order): the published
+/// practice seeds into `labs/<lab>/generated/`, and with `hidden` the seeds graded in CI
+/// into `labs/<lab>/hidden/`, where they are hidden scenarios like the others.
+pub fn release(
+    labs: &[Lab],
+    out: &Path,
+    hidden: bool,
+    opts: &[RunOptions],
+    progress: &mut dyn Write,
+) -> Result<Released, Error> {
     if labs.is_empty() {
         return Err(Error::Usage(
             "name the lab to release, or several: grader release LAB... --out DIR".into(),
@@ -120,7 +135,7 @@ pub fn release(labs: &[Lab], out: &Path, hidden: bool) -> Result<Released, Error
     let checks = reports
         .iter()
         .any(|r| r.counts.mutants + r.counts.alternatives > 0);
-    let result = write(labs, out, hidden, checks);
+    let result = write(labs, out, hidden, checks, opts, progress);
     if result.is_err() {
         // Leave nothing half-written behind.
         if created {
@@ -139,7 +154,14 @@ pub fn release(labs: &[Lab], out: &Path, hidden: bool) -> Result<Released, Error
     result
 }
 
-fn write(labs: &[Lab], out: &Path, hidden: bool, checks: bool) -> Result<Released, Error> {
+fn write(
+    labs: &[Lab],
+    out: &Path,
+    hidden: bool,
+    checks: bool,
+    opts: &[RunOptions],
+    progress: &mut dyn Write,
+) -> Result<Released, Error> {
     let kit = &labs[0].kit;
     let manifest_text = read(&kit.join("Cargo.toml"))?;
     let members = workspace_members(&manifest_text);
@@ -196,22 +218,29 @@ fn write(labs: &[Lab], out: &Path, hidden: bool, checks: bool) -> Result<Release
         files += copy_tree(&kit.join(rel), &out.join(rel))?;
     }
     let mut copied: BTreeSet<PathBuf> = sources.into_iter().collect();
+    let mut generated_names = Vec::new();
+    for (lab, opts) in labs.iter().zip(opts) {
+        let (written, names) = generated_files(lab, out, hidden, opts, progress)?;
+        files += written.len();
+        copied.extend(written);
+        generated_names.extend(names.into_iter().map(|n| (lab.manifest.name.clone(), n)));
+    }
     let mut facts = Vec::new();
     let mut hidden_counts = Vec::new();
     for lab in labs {
         let scenario_files = lab.scenario_files()?;
         let visible = validation::load_scenarios(lab, &scenario_files.visible).scenarios;
         let hidden_scenarios = validation::load_scenarios(lab, &scenario_files.hidden).scenarios;
-        let hidden_points: u32 = hidden_scenarios.iter().map(|s| s.points).sum();
-        hidden_counts.push((
-            lab.manifest.name.clone(),
-            hidden_scenarios.len(),
-            hidden_points,
-        ));
+        // The generated scenarios graded in CI count as hidden ones.
+        let (generated, generated_points) = Seeds::of(lab)?.map_or((0, 0), |s| s.graded_points());
+        let hidden_n = hidden_scenarios.len() + generated;
+        let hidden_points: u32 =
+            hidden_scenarios.iter().map(|s| s.points).sum::<u32>() + generated_points;
+        hidden_counts.push((lab.manifest.name.clone(), hidden_n, hidden_points));
         facts.push(LabFacts {
             lab,
             visible: (visible.len(), visible.iter().map(|s| s.points).sum()),
-            hidden: (hidden_scenarios.len(), hidden_points),
+            hidden: (hidden_n, hidden_points),
             rehearsal: lab.dir.join(crate::rehearse::script::FILE_NAME).is_file(),
         });
     }
@@ -231,6 +260,7 @@ fn write(labs: &[Lab], out: &Path, hidden: bool, checks: bool) -> Result<Release
                 .map(|s| (lab.manifest.name.clone(), s.name)),
         );
     }
+    hidden_names.extend(generated_names);
     check_edition(labs, out, &hidden_names, &chosen, &all_labs)?;
     Ok(Released {
         files,
@@ -238,6 +268,49 @@ fn write(labs: &[Lab], out: &Path, hidden: bool, checks: bool) -> Result<Release
         dropped_members: chosen.dropped_dirs(),
         hidden: hidden_counts,
     })
+}
+
+/// Fills in `lab`'s generated scenarios for the edition at `out`: the practice seeds, and
+/// with `hidden` the graded ones. The files written, relative to the edition, and the
+/// names of the graded seeds' scenarios (which must appear nowhere else in it).
+fn generated_files(
+    lab: &Lab,
+    out: &Path,
+    hidden: bool,
+    opts: &RunOptions,
+    progress: &mut dyn Write,
+) -> Result<(Vec<PathBuf>, Vec<String>), Error> {
+    let Some(seeds) = Seeds::of(lab)? else {
+        return Ok((Vec::new(), Vec::new()));
+    };
+    let lab_rel = Path::new("labs").join(&lab.manifest.name);
+    let mut written = Vec::new();
+    let mut runs = vec![(Which::Practice, lab_rel.join(PRACTICE_DIR))];
+    if hidden {
+        runs.push((Which::Graded, lab_rel.join("hidden")));
+    }
+    for (which, dir) in runs {
+        let _ = writeln!(
+            progress,
+            "filling in {}'s {} generated scenarios from the reference ...",
+            lab.manifest.name,
+            match which {
+                Which::Practice => "practice",
+                Which::Graded => "graded",
+            }
+        );
+        for path in edition::write(lab, which, &out.join(&dir), opts, progress)? {
+            let name = path.file_name().map(PathBuf::from).unwrap_or_default();
+            written.push(dir.join(name));
+        }
+    }
+    let names = seeds
+        .graded
+        .into_iter()
+        .flatten()
+        .map(crate::generate::name)
+        .collect();
+    Ok((written, names))
 }
 
 /// The files written for the edition rather than copied, relative to it, with their text:

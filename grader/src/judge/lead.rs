@@ -83,14 +83,28 @@ pub fn lead(results: &[ScenarioResult], scenarios: &[Scenario]) -> Option<Lead> 
             .pointers
             .iter()
             .position(|p| matches!(p, Pointer::Rule { named: true, .. }));
-        for (i, p) in c.result.pointers.iter().enumerate() {
+        let kept: Vec<Pointer> = c
+            .result
+            .pointers
+            .iter()
+            .enumerate()
+            .filter(|(i, p)| {
+                let named = matches!(p, Pointer::Rule { named: true, .. });
+                !(named && Some(*i) != first_named)
+                    && !matches!(p, Pointer::Rule { id, named: false } if disproved.contains(id))
+            })
+            .map(|(_, p)| p.clone())
+            .collect();
+        // A failure whose every rule is disproved by scenarios the code passes still
+        // shows its symptom.
+        let kept = match (kept.is_empty(), &c.result.failure) {
+            (true, Some(f)) => vec![Pointer::Symptom(
+                super::rules::Symptom::of(&f.expected, &f.observed, c.scenario).key(),
+            )],
+            _ => kept,
+        };
+        for p in &kept {
             let named = matches!(p, Pointer::Rule { named: true, .. });
-            if named && Some(i) != first_named {
-                continue;
-            }
-            if matches!(p, Pointer::Rule { id, named: false } if disproved.contains(id)) {
-                continue;
-            }
             let key = key_of(p);
             match tallies.iter_mut().find(|t| key_of(&t.pointer) == key) {
                 Some(t) => {

@@ -179,32 +179,30 @@ mod tests {
              at /rustc/abc/library/std/src/panicking.rs:689:5
    1: core::panicking::panic_fmt
              at /rustc/abc/library/core/src/panicking.rs:80:14
-   2: edi_gateway::breaker::Breaker::admit
-             at /work/kit/target/grader/lab5/builds/k/subject/src/breaker.rs:40:9
-   3: edi_gateway::gateway::Gateway::send
-             at /work/kit/target/grader/lab5/builds/k/subject/src/gateway.rs:60:5
-   4: lab5_harness::run::World::send
-             at /work/kit/labs/lab5/harness/src/run.rs:66:33
+   2: some_crate::breaker::Breaker::admit
+             at /work/kit/target/grader/labx/builds/k/subject/src/breaker.rs:40:9
+   3: some_crate::gateway::Gateway::send
+             at /work/kit/target/grader/labx/builds/k/subject/src/gateway.rs:60:5
+   4: some_harness::run::World::send
+             at /work/kit/labs/labx/harness/src/run.rs:66:33
    5: main";
         let shown = |p: &str| {
             p.replace(
-                "/work/kit/target/grader/lab5/builds/k/subject",
-                "crates/edi_gateway",
+                "/work/kit/target/grader/labx/builds/k/subject",
+                "crates/some_crate",
             )
         };
         assert_eq!(
             trim_backtrace(bt, &shown),
-            "   2: edi_gateway::breaker::Breaker::admit
-             at crates/edi_gateway/src/breaker.rs:40:9
-   3: edi_gateway::gateway::Gateway::send
-             at crates/edi_gateway/src/gateway.rs:60:5
+            "   2: some_crate::breaker::Breaker::admit
+             at crates/some_crate/src/breaker.rs:40:9
+   3: some_crate::gateway::Gateway::send
+             at crates/some_crate/src/gateway.rs:60:5
 (4 frames of the harness, the fixtures and the standard library left out)"
         );
         // Without a frame of the code under test, the whole backtrace after the panic
         // machinery.
         let none = |p: &str| p.to_owned();
-        assert!(
-            trim_backtrace(bt, &none).starts_with("   2: edi_gateway::breaker::Breaker::admit")
-        );
+        assert!(trim_backtrace(bt, &none).starts_with("   2: some_crate::breaker::Breaker::admit"));
     }
 }

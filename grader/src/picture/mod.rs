@@ -43,7 +43,7 @@ pub use timeline::Timeline;
 /// One scenario's picture.
 #[derive(Clone, Debug)]
 pub struct Scene {
-    /// What was graded, as the report names it (`crates/relay_base`).
+    /// What was graded, as the report names it (the student crate's folder, say).
     pub subject: String,
     /// The scenario's name.
     pub name: String,

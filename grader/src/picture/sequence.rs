@@ -52,7 +52,7 @@ pub struct Move {
     pub object: Option<usize>,
     /// The move in words, for its tooltip.
     pub text: String,
-    /// Where in the code under test (`crates/relay_base/src/breaker.rs:96`), if known.
+    /// Where in the code under test (a file of the student crate and a line), if known.
     pub at: String,
 }
 

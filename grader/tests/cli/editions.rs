@@ -166,7 +166,7 @@ fn an_edition_of_one_lab_names_no_other_labs_crates_and_its_grader_says_what_it_
     let text = String::from_utf8_lossy(&list.stdout);
     assert!(
         text.contains(
-            "25 visible scenarios (129 points) and 7 hidden (27 points): 156 points in all"
+            "42 visible scenarios (208 points) and 56 hidden (104 points): 312 points in all"
         ),
         "{text}"
     );
@@ -292,13 +292,13 @@ fn prairielearn_results_hold_every_documented_field_and_keep_hidden_scenarios_un
     }
     let earned: f64 = tests.iter().filter_map(|t| t["points"].as_f64()).sum();
     let max: f64 = tests.iter().filter_map(|t| t["max_points"].as_f64()).sum();
-    assert_eq!(max, 206.0, "every scenario counts, hidden ones too");
+    assert_eq!(max, 276.0, "every scenario counts, hidden ones too");
     assert!((earned / max - score).abs() < 1e-9);
     let hidden = tests
         .iter()
         .find(|t| t["name"] == "hidden scenarios")
         .expect("the hidden scenarios, counted");
-    assert_eq!(hidden["max_points"], 27);
+    assert_eq!(hidden["max_points"], 75);
     let text = String::from_utf8_lossy(&output.stdout);
     for f in crate::release::files(&kit().join("labs/lab4/hidden")) {
         let name = f

@@ -297,58 +297,82 @@ fn fix_rewrites_the_skeletons_count_of_todo_stops() {
     assert!(fixed.contains(&right) && !fixed.contains(&wrong));
 }
 
-/// A copy of lab 4's `tr_trial_after_the_deadline` named `name`, as a draft outside the
-/// kit: the same steps, so it fails wherever that scenario fails, and the same hint.
-fn draft_copy(dir: &Path, name: &str) -> std::path::PathBuf {
+/// A copy of lab 4's scenario `source` named `name`, as a draft outside the kit: the same
+/// steps, so it fails wherever that scenario fails, and the same hint or rule.
+fn draft_copy(dir: &Path, source: &str, name: &str) -> std::path::PathBuf {
     let text = std::fs::read_to_string(
-        crate::util::kit().join("labs/lab4/scenarios/tr_trial_after_the_deadline.json"),
+        crate::util::kit().join(format!("labs/lab4/scenarios/{source}.json")),
     )
     .expect("read the scenario");
-    let text = text
-        .replace(
-            "\"name\": \"tr_trial_after_the_deadline\"",
-            &format!("\"name\": \"{name}\""),
-        )
-        .replace("\"title\": \"A trial", "\"title\": \"Once more, a trial");
+    let text = text.replace(
+        &format!("\"name\": \"{source}\""),
+        &format!("\"name\": \"{name}\""),
+    );
+    assert!(text.contains(name), "the copy is renamed");
     let path = dir.join(format!("{name}.json"));
     std::fs::write(&path, text).expect("write the draft");
     path
 }
 
-fn audit_draft(draft: &Path) -> Output {
+fn audit_draft(draft: &Path, mutant: &str) -> Output {
     grader()
         .args(["audit", "lab4", "--scenario"])
         .arg(draft)
-        .args(["--mutant", "wait_not_restarted", "--runs", "1", "-j", "4"])
+        .args(["--mutant", mutant, "--runs", "1", "-j", "4"])
         .output()
         .expect("run the grader")
 }
 
-/// `wait_not_restarted`'s report starts at `tr_trial_after_the_deadline` step 8. A copy
-/// of that scenario whose file sorts first would take its place once published, and its
-/// `caught_by` does not name the copy: the draft's audit says so, and what to write.
+/// `wait_from_first_failure` breaks a rule no scenario of its `caught_by` names, so its
+/// report must start at a scenario its `caught_by` names: today
+/// `sm_wait_counts_from_the_opening_failure` step 10. A copy of that scenario whose file
+/// sorts first would take its place once published, and `caught_by` does not name the
+/// copy: the draft's audit says so, and what to write.
 #[test]
 fn a_draft_audit_says_what_publishing_would_change_and_what_to_write_in_caught_by() {
     let dir = tempfile::tempdir().expect("a temporary folder");
-    let first = draft_copy(dir.path(), "tr_a_late_trial_again");
-    let output = audit_draft(&first);
+    let source = "sm_wait_counts_from_the_opening_failure";
+    let first = draft_copy(dir.path(), source, "sm_a_wait_counted_again");
+    let output = audit_draft(&first, "wait_from_first_failure");
     let out = stdout(&output);
     // The draft itself is fine: its audit passes, and says what publishing it means.
     assert_eq!(output.status.code(), Some(0), "{}", transcript(&output));
     assert!(
-        out.contains("If the drafts were published:\n  - publishing tr_a_late_trial_again would move mutant wait_not_restarted's Start here from tr_trial_after_the_deadline step 8 (with its hint) to tr_a_late_trial_again step 8 (with its hint)"),
+        out.contains("If the drafts were published:\n  - publishing sm_a_wait_counted_again would move mutant wait_from_first_failure's Start here from sm_wait_counts_from_the_opening_failure step 10 (with its hint) to sm_a_wait_counted_again step 10 (with its hint)"),
         "{out}"
     );
     assert!(
-        out.contains("When you publish them (the whole audit fails otherwise):\n  - add \"tr_a_late_trial_again\" to caught_by in labs/lab4/mutants/wait_not_restarted.json as you publish tr_a_late_trial_again"),
+        out.contains("When you publish them (the whole audit fails otherwise):\n  - add \"sm_a_wait_counted_again\" to caught_by in labs/lab4/mutants/wait_from_first_failure.json as you publish sm_a_wait_counted_again"),
         "{out}"
     );
 
     // The same copy sorted after the scenario changes nothing: no note, the audit passes.
-    let last = draft_copy(dir.path(), "tr_z_late_trial_again");
-    let output = audit_draft(&last);
+    let last = draft_copy(dir.path(), source, "sm_z_wait_counted_again");
+    let output = audit_draft(&last, "wait_from_first_failure");
     let out = stdout(&output);
     assert_eq!(output.status.code(), Some(0), "{}", transcript(&output));
     assert!(!out.contains("If the drafts were published"), "{out}");
+    assert!(!out.contains("When you publish"), "{out}");
+}
+
+/// A mutant whose rule is known is held to a Start here that names the rule, whichever
+/// scenario it is in: `wait_restarts_from_deadline` starts at
+/// `tr_trial_after_the_deadline` step 8 with its rule, and a copy that sorts first moves it
+/// there with the same rule, so publishing the copy is noted and asks for nothing.
+#[test]
+fn a_draft_that_keeps_the_mutants_rule_asks_for_nothing() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let first = draft_copy(
+        dir.path(),
+        "tr_trial_after_the_deadline",
+        "tr_a_late_trial_again",
+    );
+    let output = audit_draft(&first, "wait_restarts_from_deadline");
+    let out = stdout(&output);
+    assert_eq!(output.status.code(), Some(0), "{}", transcript(&output));
+    assert!(
+        out.contains("If the drafts were published:\n  - publishing tr_a_late_trial_again would move mutant wait_restarts_from_deadline's Start here from tr_trial_after_the_deadline step 8 (with its hint) to tr_a_late_trial_again step 8 (with its hint)"),
+        "{out}"
+    );
     assert!(!out.contains("When you publish"), "{out}");
 }

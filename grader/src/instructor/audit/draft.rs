@@ -92,10 +92,25 @@ pub fn publishing(
         if !lab.manifest.start_here_audited || mutant.start_here_elsewhere_because.is_some() {
             continue;
         }
+        // As the whole audit holds it: a mutant whose rule is known to a Start here that
+        // names the rule; any other to a scenario its caught_by names, with its hint.
+        let rule = run.column.rule.as_ref();
         let fine = |l: Option<&Lead>| {
-            l.is_some_and(|l| l.hint.is_some() && mutant.caught_by.contains(&l.scenario))
+            l.is_some_and(|l| match rule {
+                Some(rule) => l.rule.as_ref().is_some_and(|r| &r.id == rule),
+                None => l.hint.is_some() && mutant.caught_by.contains(&l.scenario),
+            })
         };
         if fine(will.as_ref()) || !fine(was.as_ref()) {
+            continue;
+        }
+        if let (Some(rule), Some(l)) = (rule, &will) {
+            out.to_do.push(format!(
+                "mutant {} breaks rule {rule}, but its report would start at {} naming {}, and the whole audit fails a mutant whose Start here does not name its rule: name the rule for that step in the draft's checks, or sharpen the lab's signs",
+                mutant.name,
+                place(will.as_ref()),
+                l.rule.as_ref().map_or("no rule".to_owned(), |r| format!("rule {}", r.id)),
+            ));
             continue;
         }
         let why = "the whole audit fails a mutant whose report does not start at a scenario its caught_by names, with that scenario's hint";

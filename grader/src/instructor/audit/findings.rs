@@ -250,6 +250,7 @@ mod tests {
             caught_by: caught_by.iter().map(|s| (*s).to_owned()).collect(),
             caught_once_because: once.map(str::to_owned),
             start_here_elsewhere_because: None,
+            generated_misses_because: None,
             edits: Vec::new(),
         }
     }

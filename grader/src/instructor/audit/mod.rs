@@ -184,7 +184,14 @@ pub fn audit(
         )?,
         None => None,
     };
-    if let Some(g) = &generated {
+    let mut generated = generated;
+    if let Some(g) = &mut generated {
+        for row in &mut g.mutants {
+            row.excused = mutants
+                .iter()
+                .find(|m| m.name == row.name)
+                .and_then(|m| m.generated_misses_because.clone());
+        }
         problems.extend(generated::problems(g));
     }
     let overlaps = if scope.all_scenarios && scope.all_mutants {
