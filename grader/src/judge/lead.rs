@@ -89,9 +89,13 @@ pub fn lead(results: &[ScenarioResult], scenarios: &[Scenario]) -> Option<Lead> 
             .iter()
             .enumerate()
             .filter(|(i, p)| {
-                let named = matches!(p, Pointer::Rule { named: true, .. });
-                !(named && Some(*i) != first_named)
-                    && !matches!(p, Pointer::Rule { id, named: false } if disproved.contains(id))
+                // A scenario's own rules count once (the first it names for the step); a
+                // rule seen only by its signs, unless scenarios the code passes disprove it.
+                let other_named =
+                    matches!(p, Pointer::Rule { named: true, .. }) && Some(*i) != first_named;
+                let disproved_sign =
+                    matches!(p, Pointer::Rule { id, named: false } if disproved.contains(id));
+                !other_named && !disproved_sign
             })
             .map(|(_, p)| p.clone())
             .collect();
