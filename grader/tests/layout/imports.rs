@@ -240,3 +240,105 @@ fn modules_import_in_the_listed_order() {
         problems.join("\n")
     );
 }
+
+/// The problems of grader/src with `code` added to the file `shown`.
+fn problems_with(shown: &str, code: &str) -> Vec<String> {
+    let mut files = files();
+    let file = files
+        .iter_mut()
+        .find(|f| f.shown == shown)
+        .unwrap_or_else(|| panic!("{shown} is a file of grader/src"));
+    file.named.extend(paths::named(code, &file.module));
+    problems(&files, &order())
+}
+
+/// Each circle the grader had, put back one at a time, is caught.
+#[test]
+fn the_old_circles_are_caught() {
+    let cases = [
+        // The sandbox used a prepared submission, and called the build.
+        (
+            "grader/src/sandbox/mod.rs",
+            "use crate::grade::submit::Ready;",
+            "`sandbox` imports `crate::grade::submit::Ready`, and `grade` is above it",
+        ),
+        (
+            "grader/src/sandbox/mod.rs",
+            "fn f() { crate::build::build(); }",
+            "`sandbox` imports `crate::build::build`, and `build` is above it",
+        ),
+        // A run's options held the race settings of grading.
+        (
+            "grader/src/run/mod.rs",
+            "pub race: Option<crate::grade::race::Settings>,",
+            "`run` imports `crate::grade::race::Settings`, and `grade` is above it",
+        ),
+        // The race verdict and the schedule's story used each other.
+        (
+            "grader/src/judge/story.rs",
+            "use super::race::Judged;",
+            "a circle inside `judge`",
+        ),
+        // Reading a scenario file and checking it used each other.
+        (
+            "grader/src/scenario/validate.rs",
+            "use super::load::parse;",
+            "a circle inside `scenario`",
+        ),
+    ];
+    for (shown, code, wanted) in cases {
+        let problems = problems_with(shown, code);
+        assert!(
+            problems.iter().any(|p| p.contains(wanted)),
+            "{code} in {shown} should break the order ({wanted}); found: {problems:?}"
+        );
+    }
+}
+
+/// A module that is not in the order is named.
+#[test]
+fn a_module_missing_from_the_order_is_named() {
+    let mut order = order();
+    order.retain(|level| !level.contains(&"run".to_owned()));
+    let problems = problems(&files(), &order);
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("module `run` is missing from ARCHITECTURE.md's import order")),
+        "{problems:?}"
+    );
+}
+
+#[test]
+fn paths_are_read_through_groups_supers_and_not_in_comments_or_tests() {
+    let module = vec!["judge".to_owned(), "race".to_owned()];
+    let code = r#"
+        // crate::grade::select in a comment
+        /* crate::grade::other */
+        use super::{story::{self, tell}, timeline::*};
+        use crate::report::{Failure, Status};
+        const S: &str = "crate::grade::in_a_string";
+        fn f<'a>(c: char) -> bool { c == '{' && crate::run::plan() }
+        #[cfg(test)]
+        mod tests {
+            use crate::grade::select;
+        }
+        fn g() { super::super::lab::kit::find(); }
+    "#;
+    let named: Vec<String> = paths::named(code, &module)
+        .into_iter()
+        .map(|n| n.segments.join("::"))
+        .collect();
+    assert_eq!(
+        named,
+        [
+            "judge::story",
+            "judge::story::tell",
+            "judge::timeline",
+            "report::Failure",
+            "report::Status",
+            "run::plan",
+            "lab::kit::find",
+        ]
+    );
+}
