@@ -40,9 +40,9 @@ pub fn build_many(
     if subjects.is_empty() {
         return Ok(Vec::new());
     }
-    // Submissions graded in a sandbox never share a build (see `crate::sandbox`).
+    // Submissions graded in a sandbox never share a build (see `super::confined`).
     if subjects.iter().all(|s| s.confined.is_some()) {
-        return Ok(crate::sandbox::build_each(lab, work, subjects));
+        return Ok(super::confined::build_each(lab, work, subjects));
     }
     // Identical submissions share a key, and so one build.
     let mut unique: Vec<&Subject> = Vec::new();

@@ -8,9 +8,13 @@
 
 pub mod batch;
 pub mod blame;
+pub mod confined;
+pub mod confinement;
 pub mod materialize;
 pub mod profile;
 pub mod race;
+pub mod rehearsal;
+pub mod seed;
 pub mod statics;
 
 pub use race::Race;
@@ -21,7 +25,8 @@ use std::sync::{Arc, mpsc};
 
 use crate::error::Error;
 use crate::lab::Lab;
-use crate::sandbox::{self, Confinement};
+use crate::sandbox::{self, Sandbox};
+use confinement::Confinement;
 
 /// A crate to grade.
 #[derive(Clone, Debug)]
@@ -37,7 +42,7 @@ pub struct Subject {
     /// How to show paths inside `crate_dir` to people (as a folder of the kit).
     pub shown_dir: PathBuf,
     /// For a submission's code: how its builds and scenario runs are confined
-    /// ([`crate::sandbox`]). `None` for the kit's own crates and a student's own crate.
+    /// ([`confinement`]). `None` for the kit's own crates and a student's own crate.
     pub confined: Option<Arc<Confinement>>,
 }
 
@@ -50,6 +55,12 @@ impl Subject {
             Ok(rest) => self.shown_dir.join(rest).display().to_string(),
             Err(_) => path.to_owned(),
         }
+    }
+
+    /// The sandbox its scenario processes run in: a submission's, unless the instructor
+    /// chose to grade without one.
+    pub fn sandbox(&self) -> Option<&Sandbox> {
+        self.confined.as_deref().and_then(|c| c.sandbox.as_ref())
     }
 }
 
@@ -127,7 +138,7 @@ pub fn build_watching(
 ) -> Result<Built, Error> {
     // A submission's workspace is written and built by one grader at a time.
     let _turn = match &subject.confined {
-        Some(_) => Some(sandbox::take_turn(work, &subject.key)?),
+        Some(_) => Some(confinement::take_turn(work, &subject.key)?),
         None => None,
     };
     let (ws, bin, planned) = workspace(lab, subject, work)?;
@@ -266,7 +277,7 @@ pub(crate) fn copy_kit_lock(lab: &Lab, ws: &Path) -> Result<(), Error> {
 /// Runs `cargo build` on the generated workspace `ws` with JSON messages on standard
 /// output; `select` names what to build. The kit's own crates build into the shared
 /// target folder; a submission's (`confined`) into its own, under its limits and in its
-/// sandbox ([`sandbox::cargo::confined`]). What cargo prints is kept bounded either way.
+/// sandbox ([`seed::build_confined`]). What cargo prints is kept bounded either way.
 pub(crate) fn cargo_build(
     ws: &Path,
     work: &Path,
@@ -285,9 +296,7 @@ pub(crate) fn cargo_build_watching(
     watch: Option<sandbox::cargo::Watch>,
 ) -> Result<Output, Error> {
     match confined {
-        Some(c) => {
-            sandbox::cargo::confined(ws, work, select, c, sandbox::seed::Base::Harness, watch)
-        }
+        Some(c) => seed::build_confined(ws, work, select, c, seed::Base::Harness, watch),
         None => sandbox::cargo::run(
             sandbox::cargo::plain(ws, &work.join("cargo"), select),
             None,

@@ -14,11 +14,12 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::build::confinement::Confinement;
 use crate::cli::{BuildLimitArgs, RunArgs};
 use crate::error::Error;
 use crate::grade::RunOptions;
 use crate::lab::Lab;
-use crate::sandbox::{BuildLimits, Confinement};
+use crate::sandbox::BuildLimits;
 
 /// What every command gets: where the kit is, and where to write.
 pub struct Ctx<'a> {

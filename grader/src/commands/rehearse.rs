@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use crate::build::blame::tidy;
+use crate::build::confinement::Confinement;
 use crate::build::{self, Subject};
 use crate::cli::RehearseArgs;
 use crate::error::Error;
@@ -12,7 +13,6 @@ use crate::grade::{self, submission, submit};
 use crate::lab::Lab;
 use crate::lab::kit::shown_path;
 use crate::rehearse::{self, Outcome, page, plots, script, summary};
-use crate::sandbox::Confinement;
 
 use super::{Ctx, written};
 

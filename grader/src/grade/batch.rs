@@ -67,7 +67,7 @@ pub fn grade(
                             finish(index, row);
                         }
                         Ok(Ok(mut r)) => {
-                            crate::sandbox::confine(&mut r, &batch.opts.confinement);
+                            r.confine(&batch.opts.confinement);
                             ready.push((index, r));
                         }
                     }

@@ -4,6 +4,7 @@ pub mod batch;
 pub mod code_digest;
 pub mod gradebook;
 pub mod gradebook_csv;
+mod options;
 pub mod platforms;
 mod pool;
 pub mod race;
@@ -14,7 +15,7 @@ pub mod source_scan;
 pub mod submission;
 pub mod submit;
 
-pub use crate::run::RunOptions;
+pub use options::RunOptions;
 pub use select::{Selection, limits, select};
 
 use std::io::Write;
@@ -240,11 +241,11 @@ fn run_plain(
 ) -> Result<ScenarioResult, Error> {
     let run = runner::run(
         &harness.main,
-        plan(scenario, opts),
+        plan(scenario, opts.stuck_after_ms),
         Duration::from_millis(opts.timeout_ms),
         *limits,
         opts.backtrace,
-        crate::sandbox::of(subject),
+        subject.sandbox(),
     )?;
     let shown = |p: &str| subject.shown(p);
     let result = explain_limits(

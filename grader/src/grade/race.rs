@@ -19,13 +19,13 @@ use std::time::Duration;
 
 use grader_protocol::RacePlan;
 
+use super::RunOptions;
 use crate::build::{Race, Subject};
 use crate::error::Error;
 use crate::judge::limits::explain_limits;
 use crate::judge::race::{Context, judge_race};
 use crate::lab::RaceSettings;
 use crate::report::{ScenarioResult, Status};
-use crate::run::RunOptions;
 use crate::run::plan;
 use crate::run::runner::{self, Limits};
 use crate::scenario::Scenario;
@@ -72,7 +72,7 @@ pub fn run_one(
     };
     let timeout_ms = opts.timeout_ms.saturating_mul(WALL_CLOCK_FACTOR);
     let explore = |only: Option<u64>| {
-        let mut plan = plan(scenario, opts);
+        let mut plan = plan(scenario, opts.stuck_after_ms);
         plan.race = Some(RacePlan {
             schedules: settings.schedules,
             depth: settings.depth,
@@ -80,7 +80,7 @@ pub fn run_one(
             max_steps: settings.max_steps,
             only,
         });
-        let sandbox = crate::sandbox::of(subject);
+        let sandbox = subject.sandbox();
         runner::run(
             exe,
             plan,

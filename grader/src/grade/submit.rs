@@ -3,9 +3,11 @@
 //! carries, the build, the scenarios, and the report with paths as people know them.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use super::submission::{Outcome, Rejected, Submission, collect, key};
 use crate::build::blame::{replace_path, tidy};
+use crate::build::confinement::Confinement;
 use crate::build::materialize::materialize;
 use crate::build::{self, Subject};
 use crate::error::Error;
@@ -41,6 +43,17 @@ pub struct Ready {
     pub subject: Subject,
     /// Provenance of the result.
     pub provenance: Provenance,
+}
+
+impl Ready {
+    /// Confines the submission by `confinement`: its builds and scenario runs go through
+    /// it, and its provenance says so.
+    pub fn confine(&mut self, confinement: &Option<Arc<Confinement>>) {
+        if let Some(c) = confinement {
+            self.subject.confined = Some(c.clone());
+            self.provenance.sandbox = Some(c.describe());
+        }
+    }
 }
 
 /// Reads the submission in `dir` and writes its crate under test, or says why it cannot
@@ -127,7 +140,7 @@ pub fn grade(
         Ok(ready) => ready,
         Err(rejected) => return Ok(Outcome::CouldNotGrade(rejected)),
     };
-    crate::sandbox::confine(&mut ready, &opts.confinement);
+    ready.confine(&opts.confinement);
     let _ = writeln!(
         progress,
         "building {} (read as {}) ...",

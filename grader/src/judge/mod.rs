@@ -3,6 +3,7 @@
 //! The harness only reports what happened; every comparison with a scenario's
 //! expectations happens here, in the grader's own process.
 
+pub mod context;
 pub mod lead;
 pub mod limits;
 mod messages;

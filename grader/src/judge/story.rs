@@ -11,7 +11,7 @@ use std::path::Path;
 
 use grader_protocol::{TraceEvent, TraceObject, Violation};
 
-use super::race::Context;
+use super::context::Context;
 
 /// Lines a story keeps; earlier ones are left out.
 const MOST: usize = 20;

@@ -1,7 +1,7 @@
 //! The timeline picture of every graded scenario, and the page that shows them.
 //!
 //! While a grading runs, each scenario's run is kept as a [`Scene`] in an [`Album`]
-//! (when [`crate::run::RunOptions::album`] asks for one): built from what the harness
+//! (when [`crate::grade::RunOptions::album`] asks for one): built from what the harness
 //! recorded ([`timeline`]: a lane per request on the fake clock's axis, a band per
 //! breaker, counts, records as marks, the first step that differs) or, for a race check
 //! that broke on a schedule, from that schedule's trace ([`sequence`]: a lane per thread,
@@ -27,7 +27,6 @@ pub mod page;
 pub mod sequence;
 mod svg;
 pub mod timeline;
-mod trials;
 
 use std::sync::{Arc, Mutex, PoisonError};
 

@@ -7,6 +7,8 @@
 //! was sent and returned (`Event::Requests`); without those, a request is taken as sent at
 //! its step's time and returned at the time of the first step that names its outcome.
 
+mod trials;
+
 use std::collections::BTreeMap;
 
 use grader_lab::picture::{Fate, MarkKind, Tone};
@@ -209,7 +211,7 @@ pub fn build(
         ..Timeline::default()
     };
     looks(scenario, &ev, &mut timeline);
-    super::trials::mark(&mut timeline);
+    trials::mark(&mut timeline);
     Ok(timeline)
 }
 

@@ -3,7 +3,7 @@
 //! binary is the program's `main.rs` linked with the crate. The kit's own crates compile
 //! into the target folder every harness build shares; a submission's, like its harness,
 //! in the sandbox, under the build limits, in a target folder of its own started from the
-//! rehearsal's base ([`crate::sandbox::seed::Base::Rehearsal`]). Whose fault a failed
+//! rehearsal's base ([`crate::build::seed::Base::Rehearsal`]). Whose fault a failed
 //! build is, is decided as for the harness ([`crate::build::blame`]).
 
 use std::path::{Path, PathBuf};
@@ -11,51 +11,13 @@ use std::path::{Path, PathBuf};
 use grader_lab::rehearsal::Program;
 
 use crate::build::blame::{self, Linked};
-use crate::build::profile::{Incremental, profile};
+use crate::build::confinement::take_turn;
 use crate::build::race::Planned;
-use crate::build::{Built, Subject, cargo_build, copy_kit_lock, program_package, write_if_changed};
+use crate::build::rehearsal::{workspace, workspace_key};
+use crate::build::seed::{Base, build_confined};
+use crate::build::{Built, Subject, cargo_build};
 use crate::error::Error;
 use crate::lab::Lab;
-use crate::sandbox::{self, seed::Base};
-
-/// The name of the rehearsal workspace of the crate keyed `key`.
-pub fn workspace_key(key: &str) -> String {
-    format!("{key}-rehearsal")
-}
-
-/// Writes the rehearsal workspace of `subject` (`<work>/builds/<key>-rehearsal/`);
-/// returns its folder and the program's name.
-pub(crate) fn workspace(
-    lab: &Lab,
-    program: &Program,
-    subject: &Subject,
-    work: &Path,
-) -> Result<(PathBuf, String), Error> {
-    let ws = work.join("builds").join(workspace_key(&subject.key));
-    std::fs::create_dir_all(&ws).map_err(|e| Error::io("create", &ws, e))?;
-    let bin = format!("lab_rehearsal_{}", subject.key);
-    let package = program_package(
-        lab,
-        &bin,
-        &lab.kit.join(program.main),
-        program.code_under_test,
-        program.dependencies,
-        subject,
-    );
-    // The harness builds' profile, so that both share the compiled dependencies.
-    let profile = profile(
-        lab,
-        std::slice::from_ref(&subject.package),
-        std::slice::from_ref(&bin),
-        Incremental::Yes,
-    );
-    let manifest = format!(
-        "# Written by the grader for each crate it rehearses; do not edit.\n{package}\n[workspace]\n\n{profile}"
-    );
-    write_if_changed(&ws.join("Cargo.toml"), &manifest)?;
-    copy_kit_lock(lab, &ws)?;
-    Ok((ws, bin))
-}
 
 /// The rehearsal program built against `subject` in `work`, or the compiler's complaint
 /// about `subject` (it does not compile, the program cannot call it, or its build was
@@ -68,13 +30,13 @@ pub fn build(
 ) -> Result<Result<PathBuf, String>, Error> {
     // A submission's workspace is written and built by one grader at a time.
     let _turn = match &subject.confined {
-        Some(_) => Some(sandbox::take_turn(work, &workspace_key(&subject.key))?),
+        Some(_) => Some(take_turn(work, &workspace_key(&subject.key))?),
         None => None,
     };
     let (ws, bin) = workspace(lab, program, subject, work)?;
     let select = ["--bin", bin.as_str()];
     let output = match &subject.confined {
-        Some(c) => sandbox::cargo::confined(&ws, work, &select, c, Base::Rehearsal, None),
+        Some(c) => build_confined(&ws, work, &select, c, Base::Rehearsal, None),
         None => cargo_build(&ws, work, &select, None),
     };
     let output = match output {

@@ -23,12 +23,11 @@ pub mod summary;
 use std::io::Write;
 use std::time::Duration;
 
-use grader_lab::rehearsal::{
-    DURATION_RANGE, Expectation, NotReady, Read, Rehearsal as LabRehearsal, Report, Verdict,
-};
+use grader_lab::rehearsal::{DURATION_RANGE, Expectation, NotReady, Read, Report, Verdict};
 use serde::Serialize;
 use serde_json::Value;
 
+pub use crate::build::rehearsal::of;
 use crate::build::{Subject, work_dir};
 use crate::error::Error;
 use crate::lab::Lab;
@@ -115,16 +114,6 @@ pub enum Outcome {
     NotReady(String),
 }
 
-/// The lab's rehearsal, or why there is none.
-pub fn of(lab: &Lab) -> Result<&dyn LabRehearsal, Error> {
-    lab.plugin.rehearsal().ok_or_else(|| {
-        Error::Usage(format!(
-            "lab {} has no failure rehearsal\n  help: `grader check {}` runs its scenarios",
-            lab.manifest.name, lab.manifest.name
-        ))
-    })
-}
-
 /// `--duration`, checked, or the script's own length.
 pub fn duration(asked: Option<f64>, loaded: &script::Loaded) -> Result<f64, Error> {
     let (lo, hi) = DURATION_RANGE;
@@ -149,7 +138,7 @@ pub fn rehearse(
 ) -> Result<Outcome, Error> {
     let rehearsal = of(lab)?;
     let work = work_dir(lab);
-    let sandbox = crate::sandbox::of(subject);
+    let sandbox = subject.sandbox();
     let confined = match sandbox {
         Some(s) => format!(", in the sandbox ({})", s.name()),
         None => String::new(),

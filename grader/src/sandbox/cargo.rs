@@ -1,6 +1,5 @@
-//! Running cargo on a generated harness workspace, with what it prints kept bounded,
-//! and for a submission inside its sandbox, in a target folder of its own, under its
-//! build limits.
+//! Running cargo with what it prints kept bounded: the toolchain a sandboxed build uses,
+//! the plain command, and a run under build limits.
 //!
 //! Cargo's JSON messages are read line by line as they come: the artifact messages (small,
 //! one per compiled unit) are always kept, the compiler's messages only with their
@@ -11,12 +10,12 @@ use std::io::{BufReader, Read};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
 use std::sync::mpsc;
-use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
-use super::process::{self, Captured, Rlimits};
-use super::{BuildLimits, Confinement, Sandbox, bwrap, seed};
+use super::BuildLimits;
+use super::process::{self, Captured};
 use crate::error::Error;
 
 /// Bytes of the compiler's rendered messages kept from one build, all messages together.
@@ -30,7 +29,7 @@ const STDERR_CAP: usize = 256 * 1024;
 /// Spans and notes kept per compiler message.
 const DIAGNOSTIC_PARTS: usize = 32;
 /// The largest file a build of a submission may write.
-const BUILD_FILE_BYTES: u64 = 1024 * 1024 * 1024;
+pub const BUILD_FILE_BYTES: u64 = 1024 * 1024 * 1024;
 
 /// The toolchain a sandboxed build uses: the real cargo (not a rustup proxy, which would
 /// need all of rustup inside), its sysroot, and the cargo home whose downloaded crates
@@ -112,7 +111,7 @@ fn find_toolchain() -> Result<Toolchain, String> {
 }
 
 /// `cargo build` of the workspace `ws` into `target`, with JSON messages.
-fn build_args(ws: &Path, target: &Path, select: &[&str]) -> Vec<std::ffi::OsString> {
+pub fn build_args(ws: &Path, target: &Path, select: &[&str]) -> Vec<std::ffi::OsString> {
     let mut args: Vec<std::ffi::OsString> = vec![
         "build".into(),
         "--manifest-path".into(),
@@ -144,240 +143,6 @@ pub struct Watch {
     pub bin: String,
     /// Gets the program's path, once.
     pub tx: mpsc::Sender<PathBuf>,
-}
-
-/// Builds a submission's workspace `ws` of the program `which` under `c`: in a target
-/// folder of its own started from that program's base build, in the sandbox if there is
-/// one, under the build limits, telling `watch` when its program is linked. The base build itself (the workspace named
-/// [`seed::Base::key`]) gets no limits.
-pub fn confined(
-    ws: &Path,
-    work: &Path,
-    select: &[&str],
-    c: &Confinement,
-    which: seed::Base,
-    watch: Option<Watch>,
-) -> Result<Output, Error> {
-    let key = ws
-        .file_name()
-        .map(|k| k.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let (target, limits) = if key == which.key() {
-        (seed::base_dir(work, c, which), None)
-    } else {
-        let (base, stamp) = c.base(work, which)?;
-        (seed::target(work, c, &key, &base, &stamp)?, Some(c.build))
-    };
-    let tmp = target.join("tmp");
-    std::fs::create_dir_all(&tmp).map_err(|e| Error::io("create", &tmp, e))?;
-    let mut command = match &c.sandbox {
-        None => {
-            let mut command = plain(ws, &target, select);
-            command.env("CARGO_INCREMENTAL", "0");
-            command
-        }
-        Some(Sandbox::Bwrap(b)) => {
-            let tc = toolchain()?;
-            let mut reads = vec![tc.sysroot.clone()];
-            if let Some(dir) = tc.cargo.parent().filter(|d| !d.starts_with(&tc.sysroot)) {
-                reads.push(dir.to_path_buf());
-            }
-            reads.extend(path_packages(&tc, ws)?);
-            let env = [
-                (
-                    "PATH",
-                    format!("{}:/usr/bin:/bin", tc.sysroot.join("bin").display()),
-                ),
-                ("CARGO_HOME", tc.cargo_home.display().to_string()),
-                ("HOME", "/tmp".to_owned()),
-                ("TMPDIR", tmp.display().to_string()),
-                ("CARGO_INCREMENTAL", "0".to_owned()),
-                ("CARGO_TERM_COLOR", "never".to_owned()),
-            ];
-            let view = bwrap::View {
-                reads,
-                writes: vec![ws.to_path_buf(), target.clone()],
-                cargo_home: Some(tc.cargo_home.clone()),
-                cwd: Some(ws.to_path_buf()),
-                env: env.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
-                ..bwrap::View::default()
-            };
-            let mut command = b.command(&view);
-            command
-                .arg(&tc.cargo)
-                .args(build_args(ws, &target, select))
-                .arg("--offline");
-            command
-        }
-        Some(Sandbox::Landlock(l)) => {
-            let tc = toolchain()?;
-            let mut reads = vec![tc.sysroot.clone()];
-            if let Some(dir) = tc.cargo.parent() {
-                reads.push(dir.to_path_buf());
-            }
-            reads.extend(path_packages(&tc, ws)?);
-            for part in ["registry", "git", ".package-cache"] {
-                let path = tc.cargo_home.join(part);
-                if path.exists() {
-                    reads.push(path);
-                }
-            }
-            let paths = super::landlock::Paths {
-                reads,
-                writes: vec![ws.to_path_buf(), target.clone()],
-            };
-            let mut command = l.command(&tc.cargo, &paths, None).map_err(Error::Sandbox)?;
-            command
-                .args(build_args(ws, &target, select))
-                .arg("--offline")
-                .current_dir(ws)
-                .env(
-                    "PATH",
-                    format!("{}:/usr/bin:/bin", tc.sysroot.join("bin").display()),
-                )
-                .env("CARGO_HOME", &tc.cargo_home)
-                .env("HOME", &tmp)
-                .env("TMPDIR", &tmp)
-                .env("CARGO_INCREMENTAL", "0")
-                .env("CARGO_TERM_COLOR", "never");
-            command
-        }
-    };
-    if let Some(limits) = limits {
-        process::set_rlimits(
-            &mut command,
-            Rlimits {
-                cpu_seconds: limits.cpu_seconds,
-                address_space: limits.memory_bytes,
-                file_size: Some(BUILD_FILE_BYTES),
-            },
-        );
-    }
-    run(command, limits, watch)
-}
-
-/// The folders of the path packages the workspace `ws` is built against (the kit's own
-/// crates, outside `ws`), and the manifests above them up to their workspace's (for
-/// inherited fields), found with `cargo metadata` outside the sandbox. Only these of the
-/// kit are visible to the build.
-fn path_packages(tc: &Toolchain, ws: &Path) -> Result<Vec<PathBuf>, Error> {
-    // Workspaces that differ only in their key (every submission's, for one harness)
-    // have the same packages: ask cargo once per grader run.
-    static KNOWN: Mutex<Vec<(String, Vec<PathBuf>)>> = Mutex::new(Vec::new());
-    let key = ws
-        .file_name()
-        .map(|k| k.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let manifest = std::fs::read_to_string(ws.join("Cargo.toml"))
-        .map_err(|e| Error::io("read", &ws.join("Cargo.toml"), e))?
-        .replace(&key, "KEY");
-    if let Some((_, dirs)) = KNOWN
-        .lock()
-        .ok()
-        .and_then(|k| k.iter().find(|(m, _)| *m == manifest).cloned())
-    {
-        return Ok(dirs);
-    }
-    let dirs = ask_path_packages(tc, ws)?;
-    if let Ok(mut known) = KNOWN.lock() {
-        known.push((manifest, dirs.clone()));
-    }
-    Ok(dirs)
-}
-
-/// `cargo metadata` of `ws`, offline, as the sandboxed build will read it.
-fn metadata(tc: &Toolchain, ws: &Path) -> Result<Output, Error> {
-    Command::new(&tc.cargo)
-        .args([
-            "metadata",
-            "--format-version",
-            "1",
-            "--offline",
-            "--manifest-path",
-        ])
-        .arg(ws.join("Cargo.toml"))
-        .env("CARGO_TERM_COLOR", "never")
-        // The toolchain's own rustc, not a rustup proxy, which takes longer to start.
-        .env("RUSTC", tc.sysroot.join("bin/rustc"))
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| Error::Cargo(format!("{}: {e}", tc.cargo.display())))
-}
-
-/// Downloads every crate the workspace `ws` can need (for any platform, as `cargo
-/// metadata` reads them), outside the sandbox: the sandboxed build runs offline, and a
-/// fresh machine has downloaded only what building the grader needed. These are the
-/// kit's locked dependencies; no submission chooses them.
-fn fetch(tc: &Toolchain, ws: &Path) -> Result<(), Error> {
-    let out = Command::new(&tc.cargo)
-        .args(["fetch", "--manifest-path"])
-        .arg(ws.join("Cargo.toml"))
-        .env("CARGO_TERM_COLOR", "never")
-        .env("RUSTC", tc.sysroot.join("bin/rustc"))
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| Error::Cargo(format!("{}: {e}", tc.cargo.display())))?;
-    if out.status.success() {
-        return Ok(());
-    }
-    Err(Error::Cargo(format!(
-        "the crates a sandboxed build needs are not all downloaded, and `cargo fetch` could not download them: {}\n  help: where crates.io can be reached, run `cargo fetch --manifest-path {}` once (it downloads the kit's locked crates), then grade again",
-        String::from_utf8_lossy(&out.stderr).trim(),
-        ws.join("Cargo.toml").display()
-    )))
-}
-
-/// [`path_packages`], asking cargo; the crates it needs are downloaded first if they
-/// are not here yet.
-fn ask_path_packages(tc: &Toolchain, ws: &Path) -> Result<Vec<PathBuf>, Error> {
-    let mut out = metadata(tc, ws)?;
-    if !out.status.success() {
-        fetch(tc, ws)?;
-        out = metadata(tc, ws)?;
-    }
-    let meta: serde_json::Value =
-        serde_json::from_slice(&out.stdout).map_err(|_| Error::KitBuild {
-            what: ws.display().to_string(),
-            log: format!(
-                "cargo metadata failed: {}",
-                String::from_utf8_lossy(&out.stderr).trim()
-            ),
-        })?;
-    let mut dirs: Vec<PathBuf> = Vec::new();
-    for package in meta["packages"].as_array().into_iter().flatten() {
-        if !package["source"].is_null() {
-            continue;
-        }
-        let Some(dir) = package["manifest_path"]
-            .as_str()
-            .and_then(|m| Path::new(m).parent())
-        else {
-            continue;
-        };
-        if dir.starts_with(ws) || dirs.iter().any(|d| dir.starts_with(d)) {
-            continue;
-        }
-        dirs.retain(|d| !d.starts_with(dir));
-        dirs.push(dir.to_path_buf());
-    }
-    // Cargo reads every manifest above a package up to its workspace's, which a package
-    // that inherits fields needs; those manifests are public too.
-    let mut above: Vec<PathBuf> = Vec::new();
-    for dir in &dirs {
-        for manifest in dir.ancestors().skip(1).map(|a| a.join("Cargo.toml")) {
-            let Ok(text) = std::fs::read_to_string(&manifest) else {
-                continue;
-            };
-            if !above.contains(&manifest) {
-                above.push(manifest);
-            }
-            if text.contains("[workspace]") {
-                break;
-            }
-        }
-    }
-    dirs.extend(above);
-    Ok(dirs)
 }
 
 /// Runs a cargo command to its end, or until `limits` stop it: standard output read as

@@ -1,42 +1,32 @@
-//! Confining everything a submission influences: the build of its files and every
-//! scenario process.
+//! The sandbox: the mechanism that keeps code written by someone who wants a good mark
+//! away from what it must not see on the grading machine (the reference solution, the
+//! hidden scenarios, the other submissions, the grader's own builds and results).
 //!
-//! A submission is code written by someone who wants a good mark, graded on a machine
-//! that also holds what it must not see: the reference solution, the hidden scenarios,
-//! the other submissions and the grader's own builds and results. A [`Confinement`] is
-//! decided once per command (`grader check --submission`, `grader grade`) and carried by
-//! each submission's [`crate::build::Subject`]:
+//! - [`Sandbox`] runs a process where it sees only the folders it is given, has no network
+//!   (or a loopback of its own), and where every process it starts dies with it:
+//!   bubblewrap's namespaces ([`bwrap`]), or where those cannot be made, a user of its own
+//!   with Landlock and seccomp ([`landlock`]);
+//! - rlimits, capped capture of what a process prints, and group kills ([`process`]);
+//! - cargo run under [`BuildLimits`] with its messages kept bounded, and the toolchain a
+//!   sandboxed build uses ([`cargo`]).
 //!
-//! - its [`Sandbox`] runs each build and each scenario process of the submission where
-//!   it sees only the toolchain, the crates it is built against and its own scratch
-//!   folder, has no network, and where every process it starts dies with it
-//!   ([`bwrap`]);
-//! - each build gets a target folder of its own, started from a base build of the
-//!   kit's pristine student crate, so no build ever sees another's files ([`seed`]);
-//! - each build has a wall-time, CPU-time and memory limit ([`BuildLimits`]), and what
-//!   any process prints is kept only up to a cap ([`process`], [`cargo`]).
-//!
-//! When no sandbox can be set up, grading a submission is refused unless the instructor
-//! passes `--no-sandbox`; the results then say that it ran without one. Grading one's own
-//! crate (`grader check lab4`), the reference or the mutants is not confined: that code is
-//! the kit's or the student's own, on their own machine.
+//! Which submission goes through it, and how its builds start from a base build, is the
+//! builds' business ([`crate::build::confinement`]). When no sandbox can be set up,
+//! grading a submission is refused unless the instructor passes `--no-sandbox`; the results
+//! then say that it ran without one. Grading one's own crate (`grader check lab4`), the
+//! reference or the mutants is not confined: that code is the kit's or the student's own,
+//! on their own machine.
 
 pub mod bwrap;
 pub mod cargo;
 pub mod landlock;
 pub mod process;
-pub mod seed;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use crate::build::{Built, Subject};
 use crate::error::Error;
-use crate::grade::submit::Ready;
-use crate::lab::Lab;
 
 /// How submissions are kept apart from everything else.
 #[derive(Debug)]
@@ -204,172 +194,4 @@ pub struct BuildLimits {
     pub cpu_seconds: Option<u64>,
     /// Address space of each process of the build, in bytes.
     pub memory_bytes: Option<u64>,
-}
-
-/// How submissions are graded: in which sandbox (none with `--no-sandbox`), with which
-/// build limits.
-#[derive(Debug)]
-pub struct Confinement {
-    /// The sandbox, or `None` when the instructor chose to grade without one.
-    pub sandbox: Option<Sandbox>,
-    /// Limits on each build.
-    pub build: BuildLimits,
-    /// The lab, for the base build every submission's build starts from.
-    pub(crate) lab: Lab,
-    /// Each base build's target folder and its stamp, made once per grader run (in the
-    /// order of [`seed::Base::index`]).
-    bases: [OnceLock<Result<(PathBuf, String), String>>; 2],
-}
-
-impl Confinement {
-    /// A confinement for `lab`'s submissions: in a sandbox that works here, or none when
-    /// `unconfined` (the instructor's `--no-sandbox`). Fails when no sandbox works and
-    /// none was waived.
-    pub fn for_submissions(
-        lab: &Lab,
-        build: BuildLimits,
-        unconfined: bool,
-    ) -> Result<Arc<Confinement>, Error> {
-        let find = || Sandbox::find().map_err(Error::Sandbox);
-        Confinement::new(lab, build, unconfined, find)
-    }
-
-    /// A confinement for rehearsing `lab`'s submissions: like
-    /// [`Confinement::for_submissions`], in a sandbox whose code gets a loopback of its
-    /// own ([`Sandbox::find_with_loopback`]).
-    pub fn for_rehearsals(
-        lab: &Lab,
-        build: BuildLimits,
-        unconfined: bool,
-    ) -> Result<Arc<Confinement>, Error> {
-        let find = || Sandbox::find_with_loopback().map_err(Error::RehearsalSandbox);
-        Confinement::new(lab, build, unconfined, find)
-    }
-
-    /// In the sandbox `find` gives, unless `unconfined`.
-    fn new(
-        lab: &Lab,
-        build: BuildLimits,
-        unconfined: bool,
-        find: impl FnOnce() -> Result<Sandbox, Error>,
-    ) -> Result<Arc<Confinement>, Error> {
-        let sandbox = if unconfined { None } else { Some(find()?) };
-        Ok(Arc::new(Confinement {
-            sandbox,
-            build,
-            lab: lab.clone(),
-            bases: [OnceLock::new(), OnceLock::new()],
-        }))
-    }
-
-    /// What protected the grading, in one line, for provenance.
-    pub fn describe(&self) -> String {
-        match &self.sandbox {
-            Some(s) => s.describe(),
-            None => "none (--no-sandbox): the code ran with the grader's user, files and network"
-                .to_owned(),
-        }
-    }
-
-    /// What protected a rehearsal of a submission, in one line, for the page and the
-    /// data.
-    pub fn describe_rehearsal(&self) -> String {
-        match &self.sandbox {
-            Some(Sandbox::Bwrap(b)) => format!(
-                "{}: its own user, mount, PID and network namespaces; the build saw only the toolchain, the kit's public crates and its own files, the program only itself and its record's folder, with a loopback of its own as its only network",
-                b.describe()
-            ),
-            Some(other) => other.describe(),
-            None => "none (--no-sandbox): the code was built and ran with the grader's user, files and network"
-                .to_owned(),
-        }
-    }
-
-    /// The target folder and stamp of the base build `which`, built on first use.
-    pub(crate) fn base(&self, work: &Path, which: seed::Base) -> Result<(PathBuf, String), Error> {
-        self.bases[which.index()]
-            .get_or_init(|| seed::build_base(self, work, which).map_err(|e| e.to_string()))
-            .clone()
-            .map_err(|log| Error::KitBuild {
-                what: "the kit's student crate (the base every submission's build starts from)"
-                    .into(),
-                log,
-            })
-    }
-}
-
-/// Waits for the workspace of the build keyed `key` to be free of other graders, and
-/// holds it until the returned lock is dropped.
-pub fn take_turn(work: &Path, key: &str) -> Result<process::FileLock, Error> {
-    let builds = work.join("builds");
-    std::fs::create_dir_all(&builds).map_err(|e| Error::io("create", &builds, e))?;
-    let path = builds.join(format!("{key}.lock"));
-    process::FileLock::take(&path).map_err(|e| Error::io("lock", &path, e))
-}
-
-/// The sandbox a subject's scenario processes run in: a submission's, unless the
-/// instructor chose to grade without one.
-pub fn of(subject: &Subject) -> Option<&Sandbox> {
-    subject.confined.as_deref().and_then(|c| c.sandbox.as_ref())
-}
-
-/// Marks a prepared submission as confined by `confinement`: its builds and scenario
-/// runs go through it, and its provenance says so.
-pub fn confine(ready: &mut Ready, confinement: &Option<Arc<Confinement>>) {
-    if let Some(c) = confinement {
-        ready.subject.confined = Some(c.clone());
-        ready.provenance.sandbox = Some(c.describe());
-    }
-}
-
-/// Builds confined submissions, each in its own target folder and sandbox, as many at
-/// once as there are cores; one result each, in order. Identical submissions (one key)
-/// are built once.
-pub fn build_each(lab: &Lab, work: &Path, subjects: &[&Subject]) -> Vec<Result<Built, Error>> {
-    let mut unique: Vec<&Subject> = Vec::new();
-    for s in subjects {
-        if !unique.iter().any(|u| u.key == s.key) {
-            unique.push(s);
-        }
-    }
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<Built, Error>>>> =
-        Mutex::new((0..unique.len()).map(|_| None).collect());
-    let cores = std::thread::available_parallelism().map_or(2, usize::from);
-    std::thread::scope(|scope| {
-        for _ in 0..cores.min(unique.len()) {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(subject) = unique.get(i) else { break };
-                    let built = crate::build::build(lab, subject, work);
-                    if let Ok(mut all) = results.lock() {
-                        all[i] = Some(built);
-                    }
-                }
-            });
-        }
-    });
-    let built: Vec<Option<Result<Built, Error>>> = results.into_inner().unwrap_or_default();
-    subjects
-        .iter()
-        .map(|s| {
-            let slot = unique
-                .iter()
-                .position(|u| u.key == s.key)
-                .and_then(|i| built.get(i))
-                .and_then(Option::as_ref);
-            match slot {
-                Some(Ok(b)) => Ok(b.clone()),
-                Some(Err(e)) => Err(Error::KitBuild {
-                    what: s.label.clone(),
-                    log: e.to_string(),
-                }),
-                None => Err(Error::KitBuild {
-                    what: s.label.clone(),
-                    log: "the build did not run".into(),
-                }),
-            }
-        })
-        .collect()
 }

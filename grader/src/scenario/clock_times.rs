@@ -8,7 +8,7 @@
 
 use grader_lab::{clock, duration};
 
-use super::load::Parsed;
+use super::parsed::Parsed;
 use crate::diagnostic::Diagnostic;
 use crate::lab::Lab;
 

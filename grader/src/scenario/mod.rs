@@ -6,6 +6,7 @@ pub mod explain;
 pub mod load;
 pub mod model;
 pub mod names;
+pub mod parsed;
 pub mod recover;
 pub mod rules;
 pub mod schema;

@@ -2,8 +2,8 @@
 //! its own in a lab without rules) and the rules some of its steps check (`checks`),
 //! checked against the lab's `rules.json`.
 
-use super::load::Parsed;
 use super::model::ScenarioFile;
+use super::parsed::Parsed;
 use crate::diagnostic::{Diagnostic, did_you_mean};
 use crate::lab::Lab;
 

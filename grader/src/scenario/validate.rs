@@ -10,8 +10,8 @@ use std::collections::HashMap;
 
 use grader_lab::{Checker, unknown_word};
 
-use super::load::Parsed;
 use super::model::Visibility;
+use super::parsed::Parsed;
 use super::{PlacedStep, Scenario};
 use crate::diagnostic::Diagnostic;
 use crate::lab::Lab;

@@ -14,9 +14,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 
-use serde::Serialize;
-
-use super::model::{Column, Role, caught};
+use super::model::{AlternativeRow, Column, GeneratedAudit, MutantRow, Role, caught};
 use crate::build::{Harness, Subject};
 use crate::error::Error;
 use crate::generate::shrink::{self, Subjected};
@@ -24,56 +22,6 @@ use crate::generate::{self, Filled, Oracle, Seeds};
 use crate::grade::{self, RunOptions, Selection};
 use crate::lab::Lab;
 use crate::report::Status;
-
-/// What the generated scenarios showed.
-#[derive(Clone, Debug, Serialize)]
-pub struct GeneratedAudit {
-    /// The seeds graded in CI.
-    pub graded: Vec<u64>,
-    /// Every seed run on the reference and the alternatives.
-    pub seeds: usize,
-    /// Per correct alternative: the seeds on which it differs from the reference.
-    pub alternatives: Vec<AlternativeRow>,
-    /// Per mutant.
-    pub mutants: Vec<MutantRow>,
-    /// Seeds on which the reference fails its own filled-in scenario.
-    pub reference_flaky: Vec<u64>,
-}
-
-/// A correct alternative against the reference.
-#[derive(Clone, Debug, Serialize)]
-pub struct AlternativeRow {
-    /// Its name.
-    pub name: String,
-    /// The seeds it fails.
-    pub diverged: Vec<u64>,
-    /// The first of them, shrunk.
-    pub shrunk: Option<PathBuf>,
-}
-
-/// A mutant against the generated scenarios.
-#[derive(Clone, Debug, Serialize)]
-pub struct MutantRow {
-    /// Its name.
-    pub name: String,
-    /// Only race checks catch it among the hand-written scenarios.
-    pub racy: bool,
-    /// Hand-written scenarios that catch it.
-    pub hand_written: usize,
-    /// Graded seeds that catch it.
-    pub graded_caught: usize,
-    /// The first seed that caught it, if any did.
-    pub first: Option<u64>,
-    /// Seeds run on it.
-    pub tried: usize,
-    /// Steps of its first divergence, shrunk, and the file.
-    pub shrunk: Option<(usize, PathBuf)>,
-    /// How it fails the shrunk file: the step, what was expected and what was observed.
-    pub failure: Option<crate::report::Failure>,
-    /// Why no graded seed catches it, as its file says (`generated_misses_because`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub excused: Option<String>,
-}
 
 /// Runs the generated scenarios of the audit: the graded seeds and seeds 1 to `extra`
 /// (the lab's practice seeds when `None`), on the crates the audit built. `None` for a

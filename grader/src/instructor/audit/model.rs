@@ -2,6 +2,7 @@
 //! says what it must do.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use serde::Serialize;
 
@@ -78,7 +79,7 @@ pub struct Audit {
     pub start_here_audited: bool,
     /// What the generated scenarios showed, when they ran.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub generated: Option<super::generated::GeneratedAudit>,
+    pub generated: Option<GeneratedAudit>,
     /// A whole audit's notes on scenarios that catch nothing another one does not.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub overlaps: Vec<String>,
@@ -97,4 +98,54 @@ pub fn caught(column: &Column, scenario: &str) -> bool {
         .get(scenario)
         .and_then(|r| r.first())
         .is_some_and(|s| *s != Status::Passed)
+}
+
+/// What the generated scenarios showed.
+#[derive(Clone, Debug, Serialize)]
+pub struct GeneratedAudit {
+    /// The seeds graded in CI.
+    pub graded: Vec<u64>,
+    /// Every seed run on the reference and the alternatives.
+    pub seeds: usize,
+    /// Per correct alternative: the seeds on which it differs from the reference.
+    pub alternatives: Vec<AlternativeRow>,
+    /// Per mutant.
+    pub mutants: Vec<MutantRow>,
+    /// Seeds on which the reference fails its own filled-in scenario.
+    pub reference_flaky: Vec<u64>,
+}
+
+/// A correct alternative against the reference.
+#[derive(Clone, Debug, Serialize)]
+pub struct AlternativeRow {
+    /// Its name.
+    pub name: String,
+    /// The seeds it fails.
+    pub diverged: Vec<u64>,
+    /// The first of them, shrunk.
+    pub shrunk: Option<PathBuf>,
+}
+
+/// A mutant against the generated scenarios.
+#[derive(Clone, Debug, Serialize)]
+pub struct MutantRow {
+    /// Its name.
+    pub name: String,
+    /// Only race checks catch it among the hand-written scenarios.
+    pub racy: bool,
+    /// Hand-written scenarios that catch it.
+    pub hand_written: usize,
+    /// Graded seeds that catch it.
+    pub graded_caught: usize,
+    /// The first seed that caught it, if any did.
+    pub first: Option<u64>,
+    /// Seeds run on it.
+    pub tried: usize,
+    /// Steps of its first divergence, shrunk, and the file.
+    pub shrunk: Option<(usize, PathBuf)>,
+    /// How it fails the shrunk file: the step, what was expected and what was observed.
+    pub failure: Option<crate::report::Failure>,
+    /// Why no graded seed catches it, as its file says (`generated_misses_because`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub excused: Option<String>,
 }

@@ -13,21 +13,24 @@
 //! A submission's folder records the stamp of the base it was started from, and is
 //! started again when the base changed.
 //!
-//! A lab's rehearsal program ([`crate::rehearse`]) is built against different crates
+//! A lab's rehearsal program ([`super::rehearsal`]) is built against different crates
 //! (an HTTP server and client) than its harness, so it has a base of its own
 //! ([`Base::Rehearsal`]), built the first time a submission is rehearsed: grading never
 //! pays for it.
 
 use std::path::{Path, PathBuf};
+use std::process::Output;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use sha2::{Digest, Sha256};
 
-use super::Confinement;
-use crate::build::materialize::materialize;
-use crate::build::{self, Built, blame};
+use super::confinement::{Confinement, take_turn};
+use super::materialize::materialize;
+use super::{self as build, Built, blame, confined, rehearsal};
 use crate::error::Error;
 use crate::report::provenance::hex;
+use crate::sandbox::Sandbox;
+use crate::sandbox::cargo::Watch;
 
 /// The key of the kit's pristine student crate every base is built against, and the
 /// workspace name of the harness's base build.
@@ -47,7 +50,7 @@ impl Base {
     pub fn key(self) -> String {
         match self {
             Base::Harness => BASE_KEY.to_owned(),
-            Base::Rehearsal => crate::rehearse::build::workspace_key(BASE_KEY),
+            Base::Rehearsal => rehearsal::workspace_key(BASE_KEY),
         }
     }
 
@@ -59,6 +62,45 @@ impl Base {
         }
     }
 }
+impl Confinement {
+    /// The target folder and stamp of the base build `which`, built on first use.
+    fn base(&self, work: &Path, which: Base) -> Result<(PathBuf, String), Error> {
+        self.bases[which.index()]
+            .get_or_init(|| build_base(self, work, which).map_err(|e| e.to_string()))
+            .clone()
+            .map_err(|log| Error::KitBuild {
+                what: "the kit's student crate (the base every submission's build starts from)"
+                    .into(),
+                log,
+            })
+    }
+}
+
+/// Builds a submission's workspace `ws` of the program `which` under `c`: in a target
+/// folder of its own started from that program's base build, in the sandbox if there is
+/// one, under the build limits, telling `watch` when its program is linked. The base
+/// build itself (the workspace named [`Base::key`]) gets no limits.
+pub fn build_confined(
+    ws: &Path,
+    work: &Path,
+    select: &[&str],
+    c: &Confinement,
+    which: Base,
+    watch: Option<Watch>,
+) -> Result<Output, Error> {
+    let key = ws
+        .file_name()
+        .map(|k| k.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let (target, limits) = if key == which.key() {
+        (base_dir(work, c, which), None)
+    } else {
+        let (base, stamp) = c.base(work, which)?;
+        (target(work, c, &key, &base, &stamp)?, Some(c.build))
+    };
+    confined::cargo(ws, &target, select, c, limits, watch)
+}
+
 /// The file in a submission's target folder that names the base it started from.
 const STAMP: &str = ".grader-base";
 
@@ -66,8 +108,8 @@ const STAMP: &str = ".grader-base";
 /// sandbox and one outside see different environments.
 fn flavour_dir(work: &Path, c: &Confinement) -> PathBuf {
     let flavour = match &c.sandbox {
-        Some(super::Sandbox::Bwrap(_)) => "sandboxed",
-        Some(super::Sandbox::Landlock(_)) => "landlocked",
+        Some(Sandbox::Bwrap(_)) => "sandboxed",
+        Some(Sandbox::Landlock(_)) => "landlocked",
         None => "unsandboxed",
     };
     work.join("confined").join(flavour)
@@ -92,7 +134,7 @@ pub(super) fn build_base(
 ) -> Result<(PathBuf, String), Error> {
     let lab = &c.lab;
     // Every base is built against the same copy of the student crate: one at a time.
-    let _turn = super::take_turn(work, BASE_KEY)?;
+    let _turn = take_turn(work, BASE_KEY)?;
     let subject = materialize(
         lab,
         work,
@@ -105,9 +147,9 @@ pub(super) fn build_base(
     let (ws, bin, planned) = match which {
         Base::Harness => build::workspace(lab, &subject, work)?,
         Base::Rehearsal => {
-            let program = crate::rehearse::of(lab)?.program();
-            let (ws, bin) = crate::rehearse::build::workspace(lab, &program, &subject, work)?;
-            (ws, bin, crate::build::race::Planned::None)
+            let program = rehearsal::of(lab)?.program();
+            let (ws, bin) = rehearsal::workspace(lab, &program, &subject, work)?;
+            (ws, bin, build::race::Planned::None)
         }
     };
     let mut select = vec!["--bin", bin.as_str()];
@@ -115,7 +157,7 @@ pub(super) fn build_base(
     if let Some(race) = &race_bin {
         select.extend(["--workspace", "--bin", race]);
     }
-    let output = super::cargo::confined(&ws, work, &select, c, which, None)?;
+    let output = build_confined(&ws, work, &select, c, which, None)?;
     if !output.status.success() {
         let linked = [blame::Linked {
             subject: &subject,

@@ -14,7 +14,7 @@
 
 use grader_lab::picture::{Fate, Tone};
 
-use super::timeline::Timeline;
+use super::Timeline;
 
 /// Cost of an order that does not fit.
 const NEVER: usize = usize::MAX / 2;
