@@ -58,12 +58,13 @@ if [ ! -x "$GRADER" ]; then
 fi
 mkdir -p "$RESULTS" || exit 3
 
-# JSON first (the score), then JUnit for test reporters; the second run rebuilds nothing.
+# JSON first (the score), then JUnit for test reporters with the page of timelines its
+# test cases link to; the second run rebuilds nothing.
 "$GRADER" --kit "$KIT" --color never check "$LAB" --submission "$SUBMISSION" \
   --format json --output "$RESULTS/results.json"
 status=$?
 "$GRADER" --kit "$KIT" --color never check "$LAB" --submission "$SUBMISSION" \
-  --format junit --output "$RESULTS/results.xml" 2>/dev/null
+  --format junit --output "$RESULTS/results.xml" --page "$RESULTS/timeline.html" 2>/dev/null
 case $status in
   0 | 1) ;;
   2) annotate error "Not graded" "the submission could not be graded: see the messages above"; exit 2 ;;
@@ -157,6 +158,9 @@ if [ -s "$RESULTS/annotations.txt" ]; then
 fi
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
   tail -n +2 <<<"$summary" >>"$GITHUB_STEP_SUMMARY"
+  if [ -f "$RESULTS/timeline.html" ]; then
+    printf '\nA picture of every scenario: `timeline.html` in the `grader-results-%s` artifact (open it in a browser).\n' "$LAB" >>"$GITHUB_STEP_SUMMARY"
+  fi
 fi
 
 case $PASS_MARK in

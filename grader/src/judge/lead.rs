@@ -60,6 +60,17 @@ pub fn lead(results: &[ScenarioResult], scenarios: &[Scenario]) -> Option<Lead> 
             })
         })
         .collect();
+    // Hand-written scenarios lead when any failed: a generated one checks many rules at
+    // random points, and many of them failing alike must not outvote the scenario written
+    // to show the rule.
+    let failed: Vec<Candidate<'_>> = if failed.iter().any(|c| !c.scenario.generated) {
+        failed
+            .into_iter()
+            .filter(|c| !c.scenario.generated)
+            .collect()
+    } else {
+        failed
+    };
     let stuck: Vec<&Candidate<'_>> = failed.iter().filter(|c| c.result.stuck).collect();
     let deterministic: Vec<&Candidate<'_>> = failed.iter().filter(|c| !c.scenario.race).collect();
     let mut pool: Vec<&Candidate<'_>> = if !stuck.is_empty() {
@@ -73,55 +84,11 @@ pub fn lead(results: &[ScenarioResult], scenarios: &[Scenario]) -> Option<Lead> 
     // rubric's order).
     pool.sort_by_key(|c| simplicity(c));
     let disproved = disproved(results, scenarios);
-    let mut tallies: Vec<Tally<'_>> = Vec::new();
-    for c in &pool {
-        // A failure counts for the first rule its scenario names for the step (the
-        // step's own, in the order the scenario lists them), and for every rule whose
-        // signs it shows.
-        let first_named = c
-            .result
-            .pointers
-            .iter()
-            .position(|p| matches!(p, Pointer::Rule { named: true, .. }));
-        let kept: Vec<Pointer> = c
-            .result
-            .pointers
-            .iter()
-            .enumerate()
-            .filter(|(i, p)| {
-                // A scenario's own rules count once (the first it names for the step); a
-                // rule seen only by its signs, unless scenarios the code passes disprove it.
-                let other_named =
-                    matches!(p, Pointer::Rule { named: true, .. }) && Some(*i) != first_named;
-                let disproved_sign =
-                    matches!(p, Pointer::Rule { id, named: false } if disproved.contains(id));
-                !other_named && !disproved_sign
-            })
-            .map(|(_, p)| p.clone())
-            .collect();
-        // A failure whose every rule is disproved by scenarios the code passes still
+    let mut tallies = tally(&pool, &disproved, false);
+    if tallies.is_empty() {
+        // Every failure's rules are disproved by scenarios the code passes: each still
         // shows its symptom.
-        let kept = match (kept.is_empty(), &c.result.failure) {
-            (true, Some(f)) => vec![Pointer::Symptom(
-                super::rules::Symptom::of(&f.expected, &f.observed, c.scenario).key(),
-            )],
-            _ => kept,
-        };
-        for p in &kept {
-            let named = matches!(p, Pointer::Rule { named: true, .. });
-            let key = key_of(p);
-            match tallies.iter_mut().find(|t| key_of(&t.pointer) == key) {
-                Some(t) => {
-                    t.members.push(c);
-                    t.named += usize::from(named);
-                }
-                None => tallies.push(Tally {
-                    pointer: p.clone(),
-                    members: vec![c],
-                    named: usize::from(named),
-                }),
-            }
-        }
+        tallies = tally(&pool, &disproved, true);
     }
     // The most members, then the most scenarios naming it; the first of equals (its
     // simplest member is the simplest).
@@ -237,6 +204,57 @@ fn disproved(results: &[ScenarioResult], scenarios: &[Scenario]) -> Vec<String> 
 }
 
 /// What a tally counts by.
+/// The failures of `pool` counted by what they point at: the first rule each scenario
+/// names for the step, and every rule whose signs it shows unless `disproved`; with
+/// `symptoms`, a failure left with nothing counts for its symptom.
+fn tally<'a>(pool: &[&'a Candidate<'a>], disproved: &[String], symptoms: bool) -> Vec<Tally<'a>> {
+    let mut tallies: Vec<Tally<'a>> = Vec::new();
+    for c in pool {
+        let first_named = c
+            .result
+            .pointers
+            .iter()
+            .position(|p| matches!(p, Pointer::Rule { named: true, .. }));
+        let mut kept: Vec<Pointer> = c
+            .result
+            .pointers
+            .iter()
+            .enumerate()
+            .filter(|(i, p)| {
+                // A scenario's own rules count once (the first it names for the step); a
+                // rule seen only by its signs, unless scenarios the code passes disprove it.
+                let other_named =
+                    matches!(p, Pointer::Rule { named: true, .. }) && Some(*i) != first_named;
+                let disproved_sign =
+                    matches!(p, Pointer::Rule { id, named: false } if disproved.contains(id));
+                !other_named && !disproved_sign
+            })
+            .map(|(_, p)| p.clone())
+            .collect();
+        if let (true, true, Some(f)) = (symptoms, kept.is_empty(), &c.result.failure) {
+            kept.push(Pointer::Symptom(
+                super::rules::Symptom::of(&f.expected, &f.observed, c.scenario).key(),
+            ));
+        }
+        for p in &kept {
+            let named = matches!(p, Pointer::Rule { named: true, .. });
+            let key = key_of(p);
+            match tallies.iter_mut().find(|t| key_of(&t.pointer) == key) {
+                Some(t) => {
+                    t.members.push(c);
+                    t.named += usize::from(named);
+                }
+                None => tallies.push(Tally {
+                    pointer: p.clone(),
+                    members: vec![c],
+                    named: usize::from(named),
+                }),
+            }
+        }
+    }
+    tallies
+}
+
 fn key_of(p: &Pointer) -> String {
     match p {
         Pointer::Rule { id, .. } => format!("rule {id}"),

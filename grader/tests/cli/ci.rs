@@ -163,6 +163,17 @@ fn the_github_step_fails_below_the_pass_mark_and_keeps_its_results() {
         summary.contains("| `sm_opens_at_threshold` | failed |"),
         "{summary}"
     );
+    // The page of timelines goes with the results, and the summary says where.
+    let page = std::fs::read_to_string(dir.join("grader-results/timeline.html"))
+        .expect("the page of timelines is in the results");
+    assert!(
+        page.contains("id=\"s-sm_opens_at_threshold\""),
+        "a section per scenario"
+    );
+    assert!(
+        summary.contains("`timeline.html` in the `grader-results-lab4` artifact"),
+        "{summary}"
+    );
 
     let output = github_step(&dir, &score.to_string());
     assert_eq!(
