@@ -393,12 +393,20 @@ mod tests {
     }
 
     /// Lab 4's scenarios, with their rules.
-    fn lab4_scenarios() -> Vec<Scenario> {
+    /// Lab 4's scenarios, or `None` in a student edition of other labs, which has no lab
+    /// 4 to read (these tests then have nothing to check there; the kit runs them).
+    fn lab4_scenarios() -> Option<Vec<Scenario>> {
         let kit = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let lab = crate::lab::Lab::load(&crate::labs::registered(), &kit, "lab4").expect("lab 4");
-        crate::grade::select(&lab, true, &[])
-            .expect("its scenarios")
-            .scenarios
+        let registry = crate::labs::registered();
+        if !kit.join("labs/lab4/lab.json").is_file() || registry.get("lab4").is_none() {
+            return None;
+        }
+        let lab = crate::lab::Lab::load(&registry, &kit, "lab4").expect("lab 4");
+        Some(
+            crate::grade::select(&lab, true, &[])
+                .expect("its scenarios")
+                .scenarios,
+        )
     }
 
     /// `failed`, with what it points at as the judge finds it.
@@ -430,7 +438,9 @@ mod tests {
 
     #[test]
     fn the_rule_most_failures_point_at_wins_over_the_rules_of_their_scenarios() {
-        let scenarios = lab4_scenarios();
+        let Some(scenarios) = lab4_scenarios() else {
+            return;
+        };
         // The first request after each wait is rejected: a wait on the wrong clock. Each
         // scenario is about another rule; the lab's sign of the wait's rule is in all.
         let mut results = vec![
@@ -478,7 +488,9 @@ mod tests {
 
     #[test]
     fn a_sign_is_not_believed_while_the_scenarios_of_its_rule_pass() {
-        let scenarios = lab4_scenarios();
+        let Some(scenarios) = lab4_scenarios() else {
+            return;
+        };
         // E905 where a target's answer was expected is a sign of a slot that did not
         // come back; but the scenarios about slots coming back pass, so it is not that:
         // the failure is its own scenario's.
