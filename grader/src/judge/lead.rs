@@ -398,7 +398,9 @@ mod tests {
     fn lab4_scenarios() -> Option<Vec<Scenario>> {
         let kit = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let registry = crate::labs::registered();
-        if !kit.join("labs/lab4/lab.json").is_file() || registry.get("lab4").is_none() {
+        if !kit.join("labs").join("lab4").join("lab.json").is_file()
+            || registry.get("lab4").is_none()
+        {
             return None;
         }
         let lab = crate::lab::Lab::load(&registry, &kit, "lab4").expect("lab 4");
