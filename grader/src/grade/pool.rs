@@ -8,7 +8,10 @@
 //! while the other workers sat idle (with 2 workers, the order measured neither faster
 //! nor slower).
 //! Every scenario runs in its own process, so the order in which they start changes no
-//! verdict, and the results keep the scenarios' own order.
+//! verdict, and the results keep the scenarios' own order. What a scenario shows of code
+//! that never ends cuts the real-time limits of those that start after it ([`lessons`]).
+
+mod lessons;
 
 use std::path::Path;
 use std::sync::mpsc;
@@ -21,6 +24,7 @@ use crate::build::{Harness, Race, Subject};
 use crate::error::Error;
 use crate::report::ScenarioResult;
 use crate::scenario::Scenario;
+use lessons::Lessons;
 
 /// The scenarios of a grading, handed out to the workers one at a time.
 pub struct Queue {
@@ -133,10 +137,12 @@ pub fn run(
     let results: Mutex<Vec<Option<Result<ScenarioResult, Error>>>> =
         Mutex::new((0..scenarios.len()).map(|_| None).collect());
     let (done_tx, done_rx) = mpsc::channel::<()>();
+    let lessons = Lessons::default();
     std::thread::scope(|scope| {
         for _ in 0..opts.jobs.max(1).min(scenarios.len().max(1)) {
             let done_tx = done_tx.clone();
             let results = &results;
+            let lessons = &lessons;
             scope.spawn(move || {
                 while let Some(job) = queue.next() {
                     let (i, race) = match job {
@@ -147,8 +153,16 @@ pub fn run(
                         main: main.to_path_buf(),
                         race,
                     };
-                    let outcome =
-                        run_one(&harness, subject, &scenarios[i], opts, &selection.limits);
+                    let scenario = &scenarios[i];
+                    let limits = &selection.limits;
+                    let plan = lessons.plan(scenario, opts);
+                    let outcome = run_one(&harness, subject, scenario, &plan.opts, limits)
+                        .and_then(
+                            |result| match lessons.learn(scenario, &plan, opts, result) {
+                                Some(result) => Ok(result),
+                                None => run_one(&harness, subject, scenario, opts, limits),
+                            },
+                        );
                     if let Ok(mut all) = results.lock() {
                         all[i] = Some(outcome);
                     }
