@@ -248,7 +248,7 @@ fn a_stalled_machine_fails_no_correct_submission() {
         let mut stopped = Vec::new();
         // Stops every scenario process it finds for 1.5 s, 1.5 times the limit.
         for _ in 0..2000 {
-            for pid in below(root, "lab_harness") {
+            for pid in below(root, "harness") {
                 if !stopped.contains(&pid) {
                     stopped.push(pid);
                     // SAFETY: plain kill(2) of a process this test's grader started.
