@@ -92,9 +92,9 @@ fn busy_requests_are_told_at_the_cut_limit(replace: &str) {
     );
     for s in &all[1..] {
         assert!(
-            message(s).contains("after 150 ms of real time")
+            message(s).contains("after 100 ms of real time")
                 && message(s).contains(
-                    "(told after 150 ms rather than 1000 ms: a request of scenario `sm_all_system_errors_count` already ran busy for 1000 ms)"
+                    "(told after 100 ms rather than 1000 ms: a request of scenario `sm_all_system_errors_count` already ran busy for 1000 ms)"
                 ),
             "{s}"
         );

@@ -21,8 +21,9 @@
 use std::sync::Mutex;
 
 use crate::judge::{Cause, duration, real_time_cause};
-use crate::report::ScenarioResult;
+use crate::report::{ScenarioResult, Status};
 use crate::run::RunOptions;
+use crate::run::runner::Limits;
 use crate::scenario::Scenario;
 
 /// Real-time limit of a scenario once another never got past the constructor. A correct
@@ -30,7 +31,11 @@ use crate::scenario::Scenario;
 pub const CUT_TIMEOUT_MS: u64 = 200;
 /// Real-time limit of a busy request once another's request ran busy for the whole
 /// stuck limit.
-pub const CUT_STUCK_MS: u64 = 150;
+pub const CUT_STUCK_MS: u64 = 100;
+/// CPU seconds of a race check once another scenario showed code that never ends. The
+/// explorer needs a tenth of a second for a lab's schedules; a loop that never touches a
+/// lock is stopped only by the CPU limit.
+pub const CUT_RACE_CPU_SECONDS: u64 = 1;
 
 /// The lessons of one submission's grading so far.
 #[derive(Default)]
@@ -44,10 +49,12 @@ struct Learnt {
     busy: Option<String>,
 }
 
-/// How a scenario is run: its options, and the lessons that cut them.
+/// How a scenario is run: its options and limits, and the lessons that cut them.
 pub struct Plan {
     /// The options it runs with.
     pub opts: RunOptions,
+    /// The kernel limits it runs under.
+    pub limits: Limits,
     /// The lessons that cut its limits; nothing when it runs under the full ones.
     cut: Learnt,
 }
@@ -60,17 +67,26 @@ impl Lessons {
             .clone()
     }
 
-    /// How to run `scenario`, after what was learnt so far. Race checks always run
-    /// under the full limits: their verdicts are the explorer's, not a limit's.
-    pub fn plan(&self, scenario: &Scenario, opts: &RunOptions) -> Plan {
+    /// How to run `scenario`, after what was learnt so far. A race check keeps its
+    /// real-time limit (the explorer tells deadlocks and loops through locks itself) but
+    /// gets [`CUT_RACE_CPU_SECONDS`] once a lesson was learnt.
+    pub fn plan(&self, scenario: &Scenario, opts: &RunOptions, limits: &Limits) -> Plan {
         let mut plan = Plan {
             opts: opts.clone(),
+            limits: *limits,
             cut: Learnt::default(),
         };
+        let learnt = self.learnt();
         if scenario.race {
+            let full = limits.cpu_seconds.unwrap_or(u64::MAX);
+            if (learnt.constructor.is_some() || learnt.busy.is_some())
+                && full > CUT_RACE_CPU_SECONDS
+            {
+                plan.limits.cpu_seconds = Some(CUT_RACE_CPU_SECONDS);
+                plan.cut = learnt;
+            }
             return plan;
         }
-        let learnt = self.learnt();
         if learnt.constructor.is_some() && opts.timeout_ms > CUT_TIMEOUT_MS {
             plan.opts.timeout_ms = CUT_TIMEOUT_MS;
             plan.opts.stuck_after_ms = plan.opts.stuck_after_ms.min(CUT_TIMEOUT_MS / 2);
@@ -84,17 +100,27 @@ impl Lessons {
 
     /// What `result` of `scenario`, run as `plan` says, teaches; and whether it stands.
     /// `None`: it was decided by a cut limit for a cause other than the lesson's, and
-    /// must be run again under the full limits (`opts`).
+    /// must be run again under the full options and limits (`opts`, `limits`).
     pub fn learn(
         &self,
         scenario: &Scenario,
         plan: &Plan,
-        opts: &RunOptions,
+        (opts, limits): (&RunOptions, &Limits),
         mut result: ScenarioResult,
     ) -> Option<ScenarioResult> {
         let cause = real_time_cause(&result);
         let cut = &plan.cut;
         if scenario.race {
+            let other = cut.busy.as_ref().or(cut.constructor.as_ref());
+            // Stopped by the cut CPU limit: code that never ends, as the lesson says.
+            if let (Status::Timeout, Some(other)) = (result.status, other) {
+                result.message = format!(
+                    "{} (the CPU limit was cut from {} s to {} s: scenario `{other}` already showed code that never ends)",
+                    result.message,
+                    limits.cpu_seconds.unwrap_or(0),
+                    plan.limits.cpu_seconds.unwrap_or(0),
+                );
+            }
             return Some(result);
         }
         match (cause, &cut.constructor, &cut.busy) {
