@@ -53,6 +53,17 @@ pub fn real_time_cause(result: &ScenarioResult) -> Option<Cause> {
     }
 }
 
+/// Whether `result` was stopped by the CPU time limit (`SIGXCPU`, or the `SIGKILL` a
+/// second later): told as such, or, for a race check, as the signal that ended it.
+pub fn used_up_cpu(result: &ScenarioResult) -> bool {
+    result.message.contains("used up its CPU time")
+        || [libc::SIGXCPU, libc::SIGKILL].iter().any(|sig| {
+            result
+                .message
+                .contains(&format!("(killed by signal {sig})"))
+        })
+}
+
 /// Step `i` of `scenario` in words, or `step N` for a step the scenario does not have.
 pub fn describe(scenario: &Scenario, i: usize) -> String {
     match scenario.steps.get(i) {

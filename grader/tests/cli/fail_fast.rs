@@ -277,3 +277,38 @@ fn a_stalled_machine_fails_no_correct_submission() {
         assert_eq!(s["status"], "passed", "{s}");
     }
 }
+
+#[test]
+fn a_race_check_that_uses_up_its_cpu_time_cuts_the_next_ones() {
+    // Each schedule's relay prints 1 GB: the explorer never gets through its schedules
+    // within the CPU limit.
+    let dir = submission(
+        NEW,
+        &format!(
+            "        {{\n            use std::io::Write;\n            let line = vec![b'x'; 1 << 20];\n            let mut out = std::io::stdout().lock();\n            for _ in 0..1024 {{\n                let _ = out.write_all(&line);\n            }}\n        }}\n{NEW}"
+        ),
+    );
+    let names = ["race_bulkhead_limit", "race_single_trial"];
+    let mut cmd = grader();
+    cmd.args(["check", "lab4", "--format", "json", "--jobs", "1"])
+        .args(["--cpu-seconds", "3", "--submission"])
+        .arg(dir.path());
+    for s in names {
+        cmd.args(["--scenario", s]);
+    }
+    let output = cmd.output().expect("the grader runs");
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("a JSON report");
+    let all = scenarios(&report, &names);
+    for s in &all {
+        assert_eq!(s["status"], "error", "{s}");
+        assert!(message(s).contains("(killed by signal 24)"), "{s}");
+    }
+    assert!(!message(all[0]).contains("was cut"), "{}", all[0]);
+    assert!(
+        message(all[1]).ends_with(
+            "(the CPU limit was cut from 3 s to 1 s: scenario `race_bulkhead_limit` already showed code that never ends)"
+        ),
+        "{}",
+        all[1]
+    );
+}

@@ -10,7 +10,11 @@
 //! - [`Cause::Constructor`]: a scenario that never got past building the code under test;
 //!   the later ones get [`CUT_TIMEOUT_MS`] of real time;
 //! - [`Cause::Busy`]: a request still running, busy, at the stuck limit; the later ones'
-//!   requests get [`CUT_STUCK_MS`] before they are told stuck.
+//!   requests get [`CUT_STUCK_MS`] before they are told stuck;
+//! - a race check stopped by the CPU limit (a loop, or a flood of output, that never
+//!   touches a lock).
+//!
+//! After any of them, the race checks that start later get [`CUT_RACE_CPU_SECONDS`].
 //!
 //! Each scenario still runs and gets its own verdict. A verdict under a cut limit is kept
 //! only when it has the same cause as the lesson (its message then says the limit was
@@ -18,9 +22,9 @@
 //! stuck for another reason) is run again under the full limits. A correct submission
 //! never teaches a lesson, so its scenarios always run under the full limits.
 
-use std::sync::Mutex;
+use std::sync::{Mutex, PoisonError};
 
-use crate::judge::{Cause, duration, real_time_cause};
+use crate::judge::{Cause, duration, real_time_cause, used_up_cpu};
 use crate::report::{ScenarioResult, Status};
 use crate::run::RunOptions;
 use crate::run::runner::Limits;
@@ -47,6 +51,18 @@ struct Learnt {
     constructor: Option<String>,
     /// A scenario whose request ran busy for the whole stuck limit.
     busy: Option<String>,
+    /// A race check stopped by the CPU limit.
+    cpu: Option<String>,
+}
+
+impl Learnt {
+    /// A scenario that showed code that never ends, if one did.
+    fn any(&self) -> Option<&String> {
+        self.constructor
+            .as_ref()
+            .or(self.busy.as_ref())
+            .or(self.cpu.as_ref())
+    }
 }
 
 /// How a scenario is run: its options and limits, and the lessons that cut them.
@@ -63,7 +79,7 @@ impl Lessons {
     fn learnt(&self) -> Learnt {
         self.0
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .unwrap_or_else(PoisonError::into_inner)
             .clone()
     }
 
@@ -79,9 +95,7 @@ impl Lessons {
         let learnt = self.learnt();
         if scenario.race {
             let full = limits.cpu_seconds.unwrap_or(u64::MAX);
-            if (learnt.constructor.is_some() || learnt.busy.is_some())
-                && full > CUT_RACE_CPU_SECONDS
-            {
+            if learnt.any().is_some() && full > CUT_RACE_CPU_SECONDS {
                 plan.limits.cpu_seconds = Some(CUT_RACE_CPU_SECONDS);
                 plan.cut = learnt;
             }
@@ -111,15 +125,19 @@ impl Lessons {
         let cause = real_time_cause(&result);
         let cut = &plan.cut;
         if scenario.race {
-            let other = cut.busy.as_ref().or(cut.constructor.as_ref());
+            let stopped = result.status == Status::Timeout || used_up_cpu(&result);
             // Stopped by the cut CPU limit: code that never ends, as the lesson says.
-            if let (Status::Timeout, Some(other)) = (result.status, other) {
+            if let (true, Some(other)) = (stopped, cut.any()) {
                 result.message = format!(
                     "{} (the CPU limit was cut from {} s to {} s: scenario `{other}` already showed code that never ends)",
                     result.message,
                     limits.cpu_seconds.unwrap_or(0),
                     plan.limits.cpu_seconds.unwrap_or(0),
                 );
+            }
+            if stopped && cut.any().is_none() && limits.cpu_seconds.is_some() {
+                let mut learnt = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+                learnt.cpu.get_or_insert_with(|| scenario.name.clone());
             }
             return Some(result);
         }
@@ -146,10 +164,7 @@ impl Lessons {
             // Decided by a cut limit, but not for the lesson's cause.
             (Some(_), Some(_), _) | (Some(_), _, Some(_)) => return None,
             (Some(cause), None, None) => {
-                let mut learnt = self
-                    .0
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                let mut learnt = self.0.lock().unwrap_or_else(PoisonError::into_inner);
                 let slot = match cause {
                     Cause::Constructor => &mut learnt.constructor,
                     Cause::Busy => &mut learnt.busy,
