@@ -8,9 +8,11 @@
 #   flood       Relay::new writes 1 GB to standard output.
 # Each is graded once to build it (not timed), then timed; the score is printed beside
 # the time, so that a faster grader with another score shows.
-# Usage: scripts/fail_fast.sh [GRADER] [CASE...]
+# Usage: [BASELINE=OTHER_GRADER] scripts/fail_fast.sh [GRADER] [CASE...]
 #   GRADER: the grader program to measure (default: a debug build of this checkout);
-#   CASE: some of the names above (default: all five).
+#   CASE: some of the names above (default: all five);
+#   BASELINE: another grader (an earlier build, kept aside), measured on each case just
+#   before GRADER, so that both see the same load; its line is marked "baseline".
 # The time includes starting the grader and reading the lab; the builds are cached.
 set -euo pipefail
 kit=$(cd "$(dirname "$0")/.." && pwd)
@@ -45,7 +47,31 @@ replace_of() {
   esac
 }
 
-printf '%-9s %8s %6s  %s\n' case seconds score "statuses (count)"
+baseline=${BASELINE:-}
+if [ -n "$baseline" ]; then
+  baseline=$(cd "$(dirname "$baseline")" && pwd)/$(basename "$baseline")
+  [ -x "$baseline" ] || { echo "fail_fast.sh: $baseline is not a program" >&2; exit 2; }
+fi
+
+# Grades the submission in $2 with grader $1 (once untimed, to build it, then timed) and
+# prints one line: case $3, seconds, score, how many scenarios got each status.
+measure() {
+  local program=$1 dir=$2 label=$3
+  (cd "$kit" && NO_COLOR=1 "$program" check lab4 --format json --scenario be_b201_not_counted \
+    --submission "$dir" >/dev/null 2>"$dir/build.log") || true
+  local start end score statuses
+  start=$(date +%s.%N)
+  (cd "$kit" && NO_COLOR=1 "$program" check lab4 --format json --submission "$dir" \
+    >"$dir/report.json" 2>"$dir/stderr.log") || true
+  end=$(date +%s.%N)
+  score=$(jq -r '.score // "none"' "$dir/report.json" 2>/dev/null || echo none)
+  statuses=$(jq -r '[.scenarios[].status] | group_by(.) | map("\(.[0]) \(length)") | join(", ")' \
+    "$dir/report.json" 2>/dev/null || echo "no report: $(tail -1 "$dir/stderr.log")")
+  printf '%-18s %8.1f %6s  %s   (load %s)\n' "$label" "$(echo "$end - $start" | bc)" "$score" \
+    "$statuses" "$(cut -d' ' -f1 /proc/loadavg)"
+}
+
+printf '%-18s %8s %6s  %s\n' case seconds score "statuses (count)"
 for c in "${cases[@]}"; do
   [ -n "$(find_of "$c")" ] || { echo "fail_fast.sh: no case $c" >&2; exit 2; }
   dir="$scratch/$c"
@@ -58,16 +84,9 @@ find, replace = os.environ["FIND"], os.environ["REPLACE"]
 assert text.count(find) == 1, find
 open(sys.argv[2], "w").write(text.replace(find, replace))
 EOF
-  # Builds the submission (and checks that it compiles) without timing it.
-  (cd "$kit" && NO_COLOR=1 "$grader" check lab4 --format json --scenario be_b201_not_counted \
-    --submission "$dir" >/dev/null 2>"$dir/build.log") || true
-  start=$(date +%s.%N)
-  (cd "$kit" && NO_COLOR=1 "$grader" check lab4 --format json --submission "$dir" \
-    >"$dir/report.json" 2>"$dir/stderr.log") || true
-  end=$(date +%s.%N)
-  score=$(jq -r '.score // "none"' "$dir/report.json" 2>/dev/null || echo none)
-  statuses=$(jq -r '[.scenarios[].status] | group_by(.) | map("\(.[0]) \(length)") | join(", ")' \
-    "$dir/report.json" 2>/dev/null || echo "no report: $(tail -1 "$dir/stderr.log")")
-  printf '%-9s %8.1f %6s  %s\n' "$c" "$(echo "$end - $start" | bc)" "$score" "$statuses"
+  if [ -n "$baseline" ]; then
+    measure "$baseline" "$dir" "$c (baseline)"
+  fi
+  measure "$grader" "$dir" "$c"
 done
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores" >&2
