@@ -164,14 +164,19 @@ fn a_deadlock_in_a_request_is_told_blocked_in_every_scenario() {
     }
 }
 
-#[test]
-fn a_gigabyte_on_standard_output_changes_no_verdict() {
-    let dir = submission(
+/// A submission whose `Relay::new` writes 1 GB to standard output.
+fn flooding() -> tempfile::TempDir {
+    submission(
         NEW,
         &format!(
             "        {{\n            use std::io::Write;\n            let line = vec![b'x'; 1 << 20];\n            let mut out = std::io::stdout().lock();\n            for _ in 0..1024 {{\n                let _ = out.write_all(&line);\n            }}\n        }}\n{NEW}"
         ),
-    );
+    )
+}
+
+#[test]
+fn a_gigabyte_on_standard_output_changes_no_verdict() {
+    let dir = flooding();
     let report = grade(dir.path(), &THREE, "5");
     for s in scenarios(&report, &THREE) {
         assert_eq!(s["status"], "passed", "{s}");
@@ -282,12 +287,7 @@ fn a_stalled_machine_fails_no_correct_submission() {
 fn a_race_check_that_uses_up_its_cpu_time_cuts_the_next_ones() {
     // Each schedule's relay prints 1 GB: the explorer never gets through its schedules
     // within the CPU limit.
-    let dir = submission(
-        NEW,
-        &format!(
-            "        {{\n            use std::io::Write;\n            let line = vec![b'x'; 1 << 20];\n            let mut out = std::io::stdout().lock();\n            for _ in 0..1024 {{\n                let _ = out.write_all(&line);\n            }}\n        }}\n{NEW}"
-        ),
-    );
+    let dir = flooding();
     let names = ["race_bulkhead_limit", "race_single_trial"];
     let mut cmd = grader();
     cmd.args(["check", "lab4", "--format", "json", "--jobs", "1"])

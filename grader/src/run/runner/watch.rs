@@ -154,9 +154,17 @@ struct Look {
     waiting: Duration,
 }
 
+/// Every how many looks (after the first ones) the processes of the tree are found again
+/// (a scan of all of `/proc`); the looks in between read only the processes found last.
+const RESCAN: u32 = 10;
+
 /// The process tree of one child, as seen so far.
 #[derive(Default)]
 struct Tree {
+    /// Its processes, as found by the last scan.
+    pids: Vec<u32>,
+    /// Looks so far.
+    looks: u32,
     /// Each thread's time waiting for a CPU at the last look, by (pid, tid).
     waited: HashMap<(u32, u32), u64>,
     /// Each process's CPU time at its last look, in clock ticks.
@@ -167,7 +175,13 @@ impl Tree {
     /// Looks at `root` and every process below it.
     fn look(&mut self, root: u32) -> Look {
         let mut look = Look::default();
-        for pid in descendants(root) {
+        // The first looks scan every time: the sandbox starts the harness a moment
+        // after its own process.
+        if self.looks < RESCAN || self.looks % RESCAN == 0 {
+            self.pids = descendants(root);
+        }
+        self.looks += 1;
+        for &pid in &self.pids {
             let Some(stat) = read_stat(&format!("/proc/{pid}/stat")) else {
                 continue;
             };
