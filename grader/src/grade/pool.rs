@@ -3,12 +3,16 @@
 //! The scenarios that need only the lab's harness can start as soon as it is linked,
 //! while cargo still builds the race harness: a [`Queue`] hands them out first and holds
 //! the race checks back until the race harness is there ([`Queue::race_built`]). Once it
-//! is, the race checks go first, as each takes many times longer than any other
-//! scenario: with more workers than race checks, started last they would finish alone
-//! while the other workers sat idle (with 2 workers, the order measured neither faster
-//! nor slower).
+//! is, and once one of the other scenarios has ended (a probe: correct code ends it in
+//! milliseconds, code that never ends teaches the race checks a shorter CPU limit), the
+//! race checks go first, as each takes many times longer than any other scenario: with
+//! more workers than race checks, started last they would finish alone while the other
+//! workers sat idle (with 2 workers, the order measured neither faster nor slower).
 //! Every scenario runs in its own process, so the order in which they start changes no
-//! verdict, and the results keep the scenarios' own order.
+//! verdict, and the results keep the scenarios' own order. What a scenario shows of code
+//! that never ends cuts the real-time limits of those that start after it ([`lessons`]).
+
+mod lessons;
 
 use std::path::Path;
 use std::sync::mpsc;
@@ -21,6 +25,7 @@ use crate::build::{Harness, Race, Subject};
 use crate::error::Error;
 use crate::report::ScenarioResult;
 use crate::scenario::Scenario;
+use lessons::Lessons;
 
 /// The scenarios of a grading, handed out to the workers one at a time.
 pub struct Queue {
@@ -35,6 +40,10 @@ struct State {
     started: Vec<bool>,
     /// The race harness.
     race: Pending,
+    /// Whether a scenario that is not a race check has ended (or there is none): race
+    /// checks wait for it, so that what it shows of code that never ends ([`lessons`])
+    /// cuts their limits too.
+    probed: bool,
 }
 
 /// The race harness, as far as the build has got.
@@ -67,6 +76,7 @@ impl Queue {
             state: Mutex::new(State {
                 started: vec![false; races.len()],
                 race: race.map_or(Pending::Building, Pending::Ready),
+                probed: races.iter().all(|&race| race),
             }),
             races,
             changed: Condvar::new(),
@@ -84,25 +94,38 @@ impl Queue {
         self.changed.notify_all();
     }
 
+    /// Scenario `i` ended. The first one that is not a race check lets the race checks
+    /// start.
+    fn ended(&self, i: usize) {
+        if self.races.get(i) == Some(&false) {
+            let mut state = self.lock();
+            state.probed = true;
+            drop(state);
+            self.changed.notify_all();
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// The next scenario to run, waiting for the race harness when only race checks are
-    /// left; `None` when none is left or the grading stopped.
+    /// The next scenario to run, waiting for the race harness (and for the first other
+    /// scenario to end) when only race checks are left; `None` when none is left or the
+    /// grading stopped.
     fn next(&self) -> Option<Job> {
         let mut state = self.lock();
         loop {
             let left = |race: bool| {
                 (0..self.races.len()).find(|&i| !state.started[i] && self.races[i] == race)
             };
+            let probed = state.probed;
             let job = match (&state.race, left(true), left(false)) {
                 (Pending::Stopped, _, _) => return None,
-                (Pending::Ready(race), Some(i), _) => Job::Race(i, race.clone()),
+                (Pending::Ready(race), Some(i), _) if probed => Job::Race(i, race.clone()),
                 (_, _, Some(i)) => Job::Plain(i),
-                (Pending::Building, Some(_), None) => {
+                (_, Some(_), None) => {
                     state = self
                         .changed
                         .wait(state)
@@ -133,10 +156,12 @@ pub fn run(
     let results: Mutex<Vec<Option<Result<ScenarioResult, Error>>>> =
         Mutex::new((0..scenarios.len()).map(|_| None).collect());
     let (done_tx, done_rx) = mpsc::channel::<()>();
+    let lessons = Lessons::default();
     std::thread::scope(|scope| {
         for _ in 0..opts.jobs.max(1).min(scenarios.len().max(1)) {
             let done_tx = done_tx.clone();
             let results = &results;
+            let lessons = &lessons;
             scope.spawn(move || {
                 while let Some(job) = queue.next() {
                     let (i, race) = match job {
@@ -147,11 +172,20 @@ pub fn run(
                         main: main.to_path_buf(),
                         race,
                     };
-                    let outcome =
-                        run_one(&harness, subject, &scenarios[i], opts, &selection.limits);
+                    let scenario = &scenarios[i];
+                    let limits = &selection.limits;
+                    let plan = lessons.plan(scenario, opts, limits);
+                    let outcome = run_one(&harness, subject, scenario, &plan.opts, &plan.limits)
+                        .and_then(|result| {
+                            match lessons.learn(scenario, &plan, (opts, limits), result) {
+                                Some(result) => Ok(result),
+                                None => run_one(&harness, subject, scenario, opts, limits),
+                            }
+                        });
                     if let Ok(mut all) = results.lock() {
                         all[i] = Some(outcome);
                     }
+                    queue.ended(i);
                     let _ = done_tx.send(());
                 }
             });
@@ -190,18 +224,29 @@ mod tests {
     }
 
     #[test]
-    fn with_the_race_harness_built_every_scenario_is_handed_out_once_race_checks_first() {
+    fn with_the_race_harness_built_every_scenario_is_handed_out_once_race_checks_after_a_probe() {
         let queue = Queue::of(vec![false, true, false, true], Some(race()));
-        let jobs = all(&queue);
+        assert_eq!(queue.next(), Some(Job::Plain(0)));
+        // A race check ending is no probe; the first other scenario ending is.
+        queue.ended(1);
+        assert_eq!(queue.next(), Some(Job::Plain(2)));
+        std::thread::scope(|s| {
+            // Only race checks are left and no probe has ended: the worker waits.
+            let waiting = s.spawn(|| queue.next());
+            queue.ended(0);
+            assert_eq!(waiting.join().ok().flatten(), Some(Job::Race(1, race())));
+        });
+        assert_eq!(all(&queue), [Job::Race(3, race())]);
+        let queue = Queue::of(vec![false, true, false, true], Some(race()));
+        assert_eq!(queue.next(), Some(Job::Plain(0)));
+        queue.ended(0);
         assert_eq!(
-            jobs,
-            [
-                Job::Race(1, race()),
-                Job::Race(3, race()),
-                Job::Plain(0),
-                Job::Plain(2),
-            ]
+            all(&queue),
+            [Job::Race(1, race()), Job::Race(3, race()), Job::Plain(2)]
         );
+        // Race checks alone need no probe.
+        let queue = Queue::of(vec![true, true], Some(race()));
+        assert_eq!(all(&queue), [Job::Race(0, race()), Job::Race(1, race())]);
     }
 
     #[test]
@@ -209,6 +254,7 @@ mod tests {
         let queue = Queue::of(vec![true, false, true, false], None);
         assert_eq!(queue.next(), Some(Job::Plain(1)));
         assert_eq!(queue.next(), Some(Job::Plain(3)));
+        queue.ended(1);
         std::thread::scope(|s| {
             // Only race checks are left: the worker waits for the race harness rather
             // than end (which would leave them unrun).

@@ -9,6 +9,11 @@ use crate::report::{Failure, Status};
 use crate::run::runner::{Ending, Run};
 use crate::scenario::Scenario;
 
+/// Where a process stopped that never got past building the code under test.
+pub(super) const BEFORE_FIRST_STEP: &str = "before the first step";
+/// What the message of a request stuck while busy (not blocked) says of the time.
+pub(super) const BUSY_REAL_TIME: &str = "ms of real time";
+
 /// Why a step has no record: stuck requests, a timeout, or a crash.
 pub(super) fn missing_step(
     scenario: &Scenario,
@@ -47,7 +52,7 @@ pub(super) fn missing_step(
     } else if begun_at.is_some() {
         format!("during step {} at {at} ({action})", i + 1)
     } else {
-        format!("before the first step, while building {}", words.subject)
+        format!("{BEFORE_FIRST_STEP}, while building {}", words.subject)
     };
     match run.ending {
         Ending::TimedOut => (

@@ -27,6 +27,44 @@ pub use grader_lab::{clock, duration};
 /// The hint for a scenario whose process stopped making progress.
 const TIMEOUT_HINT: &str = "Look for a loop that never ends, or a lock taken twice on one thread (a std Mutex is not re-entrant: calling a method that locks from code that already holds the lock blocks forever).";
 
+/// What made a verdict that a real-time limit decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cause {
+    /// The process never got past building the code under test.
+    Constructor,
+    /// A request (or the grader's look at the code under test) was still running, busy,
+    /// at the stuck limit.
+    Busy,
+    /// The process ran out of time somewhere else.
+    Other,
+}
+
+/// Why a real-time limit decided `result`, or `None` when none did (it passed, failed on
+/// what was observed, crashed, or every thread blocked for good).
+pub fn real_time_cause(result: &ScenarioResult) -> Option<Cause> {
+    match result.status {
+        Status::Timeout if result.message.contains(messages::BEFORE_FIRST_STEP) => {
+            Some(Cause::Constructor)
+        }
+        Status::Timeout => Some(Cause::Other),
+        Status::Failed if result.stuck && result.message.contains(messages::BUSY_REAL_TIME) => {
+            Some(Cause::Busy)
+        }
+        _ => None,
+    }
+}
+
+/// Whether `result` was stopped by the CPU time limit (`SIGXCPU`, or the `SIGKILL` a
+/// second later): told as such, or, for a race check, as the signal that ended it.
+pub fn used_up_cpu(result: &ScenarioResult) -> bool {
+    result.message.contains("used up its CPU time")
+        || [libc::SIGXCPU, libc::SIGKILL].iter().any(|sig| {
+            result
+                .message
+                .contains(&format!("(killed by signal {sig})"))
+        })
+}
+
 /// Step `i` of `scenario` in words, or `step N` for a step the scenario does not have.
 pub fn describe(scenario: &Scenario, i: usize) -> String {
     match scenario.steps.get(i) {

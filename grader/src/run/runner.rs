@@ -7,14 +7,22 @@
 //! the child ends or runs out of time, so nothing it started outlives it.
 //!
 //! This is the one module that reads the real clock, and only as a safety net: a correct
-//! solution never comes near the limit, so no verdict of correct code depends on it.
+//! solution never comes near the limit, so no verdict of correct code depends on it. A
+//! machine that stalls does not move it nearer either: the limit counts only the time the
+//! child could run ([`watch`]), and a request the harness calls stuck while busy, in a run
+//! that stalled, is run again before it becomes a verdict ([`run`]).
+//!
+//! Standard output goes nowhere: nothing reads it, and code that floods it (gigabytes of
+//! debug printing) costs nothing to discard that way.
+
+mod watch;
 
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use grader_protocol::{Event, Plan};
+use grader_protocol::{Event, Plan, StuckRecord};
 
 use crate::error::Error;
 use crate::sandbox::Sandbox;
@@ -65,16 +73,57 @@ pub struct Run {
     pub stderr: String,
 }
 
-/// Runs `harness` on `plan` under `limits`, killing it after `limit` of real time; in
-/// `sandbox` when given.
+/// How many times a run is repeated at most because the machine stalled while the harness
+/// timed a busy request.
+const STALL_RERUNS: usize = 2;
+
+/// Runs `harness` on `plan` under `limits`, killing it after `limit` of real time in which
+/// it could run; in `sandbox` when given.
+///
+/// The harness tells a request stuck while busy by real time. If the machine stalled the
+/// run for a good part of that time (stopped, or starved of CPU), the verdict would be the
+/// machine's rather than the code's, unless the child used the CPU time a busy loop would:
+/// the run is repeated (at most [`STALL_RERUNS`] times), and the last run counts.
 pub fn run(
+    harness: &Path,
+    plan: Plan,
+    limit: Duration,
+    limits: Limits,
+    backtrace: bool,
+    sandbox: Option<&Sandbox>,
+) -> Result<Run, Error> {
+    let stuck_after = Duration::from_millis(plan.stuck_after_ms);
+    let mut attempt = 0;
+    loop {
+        let (run, waited) = run_once(harness, plan.clone(), limit, limits, backtrace, sandbox)?;
+        let busy = run
+            .events
+            .iter()
+            .any(|e| matches!(e, Event::Stuck(s) if busy(s)));
+        // A loop that burnt its CPU through the stall is the code's all the same.
+        let doubtful = waited.stalled >= stuck_after / 4 && waited.cpu < stuck_after / 2;
+        if !(busy && doubtful && attempt < STALL_RERUNS) {
+            return Ok(run);
+        }
+        attempt += 1;
+    }
+}
+
+/// Whether the harness told a request stuck because it ran past the real-time limit, not
+/// because every thread was blocked for good.
+fn busy(stuck: &StuckRecord) -> bool {
+    !stuck.blocked
+}
+
+/// One run of [`run`], and how its process was waited for.
+fn run_once(
     harness: &Path,
     mut plan: Plan,
     limit: Duration,
     limits: Limits,
     backtrace: bool,
     sandbox: Option<&Sandbox>,
-) -> Result<Run, Error> {
+) -> Result<(Run, watch::Waited), Error> {
     let dir = tempfile::Builder::new()
         .prefix("grader-run-")
         .tempdir()
@@ -118,7 +167,7 @@ pub fn run(
     let input = serde_json::to_vec(&plan).unwrap_or_default();
     command
         .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
+        .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .process_group(0);
     // The sandbox starts the harness itself: the limits must be its from the start.
@@ -135,7 +184,6 @@ pub fn run(
             return Err(Error::io("set the limits of", harness, e));
         }
     }
-    let stdout = child.stdout.take().map(|s| process::capture(s, OUTPUT_CAP));
     let stderr = child.stderr.take().map(|s| process::capture(s, OUTPUT_CAP));
     if let Some(mut stdin) = child.stdin.take() {
         use std::io::Write;
@@ -143,8 +191,9 @@ pub fn run(
         let _ = stdin.write_all(&input);
     }
     // Whether it finished or not, nothing it started may outlive it.
-    let (status, timed_out) = process::wait_and_kill(child, Some(limit))
-        .map_err(|e| Error::io("wait for the harness", harness, e))?;
+    let waited =
+        watch::wait(child, limit).map_err(|e| Error::io("wait for the harness", harness, e))?;
+    let (status, timed_out) = (waited.status, waited.timed_out);
     // What left the process group goes now too (the sandbox's own way).
     drop(lease);
     let ending = if timed_out {
@@ -160,9 +209,8 @@ pub fn run(
         }
     };
     // Without a sandbox, a process the code started in a session of its own may still
-    // hold the pipes; it is not waited for.
+    // hold the pipe; it is not waited for.
     let patience = Duration::from_secs(1);
-    drop(stdout.map(|r| process::collect(r, patience)));
     let stderr = stderr
         .map(|r| String::from_utf8_lossy(&process::collect(r, patience).bytes).into_owned())
         .unwrap_or_default();
@@ -170,12 +218,13 @@ pub fn run(
         Ok(events) => (events, None),
         Err(why) => (Vec::new(), Some(why)),
     };
-    Ok(Run {
+    let run = Run {
         events,
         unreadable,
         ending,
         stderr,
-    })
+    };
+    Ok((run, waited))
 }
 
 /// The kernel limits of a scenario's process: `limits`, with core dumps off (an abort

@@ -15,6 +15,7 @@ mod counts;
 mod drafts;
 mod editions;
 mod errors;
+mod fail_fast;
 mod failures;
 mod formats;
 mod generated;
