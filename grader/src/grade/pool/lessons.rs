@@ -24,9 +24,9 @@
 
 use std::sync::{Mutex, PoisonError};
 
+use crate::grade::RunOptions;
 use crate::judge::{Cause, duration, real_time_cause, used_up_cpu};
 use crate::report::{ScenarioResult, Status};
-use crate::run::RunOptions;
 use crate::run::runner::Limits;
 use crate::scenario::Scenario;
 
