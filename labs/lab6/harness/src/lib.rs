@@ -13,6 +13,7 @@
 //! letting everything settle after each.
 
 mod observe;
+pub mod observing;
 mod run;
 mod stuck;
 pub mod wire;
