@@ -246,6 +246,41 @@ pub fn lock_held(
     )
 }
 
+/// `no_lock_during_call` at a call: request `id` called `callee` (`relay_a`, `orders's
+/// partner`) while holding `held`, locks of the code under test (`system`: `relay`).
+pub fn called_holding(
+    (system, callee): (&str, &str),
+    step: usize,
+    id: u64,
+    held: &[Held],
+    hint: &str,
+) -> Violation {
+    let (during, did) = (format!("{callee} is called"), format!("called {callee}"));
+    let mark = "still holding a lock";
+    lock_held((system, &during), step, id, &did, held, hint, mark)
+}
+
+/// `bulkhead_limit`, in the words of a lab whose bulkhead allows `max_concurrent` calls
+/// at once: `inside` are in progress at `target` at once, more than `limit`.
+pub fn bulkhead_limit(
+    step: usize,
+    target: &str,
+    limit: u64,
+    inside: &[u64],
+    hint: &str,
+) -> Violation {
+    let said = Said {
+        property: "bulkhead_limit",
+        expected: format!("at most {limit} calls in progress at {target} (its max_concurrent)"),
+        mark: format!(
+            "{} calls inside {target} at once; the limit is {limit}",
+            inside.len()
+        ),
+        hint,
+    };
+    crowded(said, step, (target, ""), inside)
+}
+
 /// `slot_freed_once` for each request that returned since the last call: one that got
 /// `rejection` (`E905`, `no_capacity`) while fewer other requests to its target were out
 /// than its bulkhead allows (`limit` of the target's name) lost a slot.

@@ -127,25 +127,12 @@ impl Monitor {
         let calls = self.targets.entry(target.to_owned()).or_default();
         let (inside, trial_calls) = calls.entered(id, half_open, arrived, Rounds::OneTrial);
         if !held.is_empty() {
-            let during = format!("{target} is called");
-            let did = format!("called {target}");
-            let mark = "still holding a lock";
-            let v = props::lock_held(("relay", &during), step, id, &did, &held, LOCK_HINT, mark);
-            self.report(v);
+            let callee = ("relay", target);
+            self.report(props::called_holding(callee, step, id, &held, LOCK_HINT));
         }
         if inside.len() as u64 > limit {
-            let said = Said {
-                property: "bulkhead_limit",
-                expected: format!(
-                    "at most {limit} calls in progress at {target} (its max_concurrent)"
-                ),
-                mark: format!(
-                    "{} calls inside {target} at once; the limit is {limit}",
-                    inside.len()
-                ),
-                hint: LIMIT_HINT,
-            };
-            self.report(props::crowded(said, step, (target, ""), &inside));
+            let v = props::bulkhead_limit(step, target, limit, &inside, LIMIT_HINT);
+            self.report(v);
         }
         if trial_calls.len() > 1 {
             let said = Said {

@@ -196,25 +196,13 @@ impl Monitor {
                 .calls
                 .entered(id, half_open, arrived.as_ref(), Rounds::Counted);
         if !held.is_empty() {
-            let during = format!("{flow}'s partner is called");
-            let did = format!("called {flow}'s partner");
-            let mark = "still holding a lock";
-            let v = props::lock_held(("gateway", &during), step, id, &did, &held, LOCK_HINT, mark);
+            let partner = format!("{flow}'s partner");
+            let v = props::called_holding(("gateway", &partner), step, id, &held, LOCK_HINT);
             self.report(v);
         }
         if inside.len() as u64 > limit {
-            let said = Said {
-                property: "bulkhead_limit",
-                expected: format!(
-                    "at most {limit} calls in progress at {flow} (its max_concurrent)"
-                ),
-                mark: format!(
-                    "{} calls inside {flow} at once; the limit is {limit}",
-                    inside.len()
-                ),
-                hint: LIMIT_HINT,
-            };
-            self.report(props::crowded(said, step, (flow, ""), &inside));
+            let v = props::bulkhead_limit(step, flow, limit, &inside, LIMIT_HINT);
+            self.report(v);
         }
         if probe_calls.len() as u64 > probes {
             let said = Said {

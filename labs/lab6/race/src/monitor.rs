@@ -342,9 +342,7 @@ impl Monitor {
         };
         let step = self.record.step();
         if !held.is_empty() {
-            let (during, did) = (format!("{target} is called"), format!("called {target}"));
-            let mark = "still holding a lock";
-            let v = props::lock_held(("shop", &during), step, id, &did, held, LOCK_HINT, mark);
+            let v = props::called_holding(("shop", &target), step, id, held, LOCK_HINT);
             self.report(v);
         }
         let of = of(name, &target);
