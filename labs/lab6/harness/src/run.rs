@@ -87,7 +87,7 @@ impl World {
                 Some((dependency, dependency_settings(settings)))
             })
             .collect();
-        let instances = plan.actions.iter().map(instance_of).max().unwrap_or(1);
+        let instances = plan.actions.iter().map(Action::instance).max().unwrap_or(1);
         let shops = (0..instances.max(1))
             .map(|_| {
                 let shared: Arc<dyn Clock> = Arc::new(clock.clone());
@@ -114,14 +114,6 @@ impl World {
             order: WakeOrder::default(),
             journal: RefCell::new(Vec::new()),
         }
-    }
-}
-
-/// The shop instance an action uses (from 1), if it uses one.
-fn instance_of(action: &Action) -> u32 {
-    match action {
-        Action::Send { instance, .. } | Action::SendConcurrent { instance, .. } => *instance,
-        _ => 1,
     }
 }
 

@@ -111,6 +111,16 @@ pub enum Action {
     Observe,
 }
 
+impl Action {
+    /// The shop instance the action uses (from 1); 1 for an action of no instance.
+    pub fn instance(&self) -> u32 {
+        match self {
+            Action::Send { instance, .. } | Action::SendConcurrent { instance, .. } => *instance,
+            _ => 1,
+        }
+    }
+}
+
 /// In which order requests woken at the same moment go on, each once the one before has
 /// returned or waits again.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -68,14 +68,6 @@ fn limits(s: &Settings) -> Limits {
     }
 }
 
-/// The shop instance an action uses (from 1), if it uses one.
-fn instance_of(action: &Action) -> u32 {
-    match action {
-        Action::Send { instance, .. } | Action::SendConcurrent { instance, .. } => *instance,
-        _ => 1,
-    }
-}
-
 /// Runs the plan once, on the schedule the explorer is choosing now. The events (steps,
 /// panics) go to the schedule's buffer.
 pub fn run(plan: &Plan, build: BuildShop) {
@@ -92,7 +84,7 @@ pub fn run(plan: &Plan, build: BuildShop) {
     let instances = plan
         .actions
         .iter()
-        .map(instance_of)
+        .map(Action::instance)
         .max()
         .unwrap_or(1)
         .max(1) as usize;
