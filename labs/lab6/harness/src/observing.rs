@@ -77,3 +77,98 @@ pub fn counters<A: ToString>(
             .collect(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+
+    use super::*;
+
+    /// Two dependencies and two instances that note each question in the order asked.
+    #[derive(Default)]
+    struct Noted(RefCell<Vec<String>>);
+
+    impl Noted {
+        fn note(&self, what: String) {
+            self.0.borrow_mut().push(what);
+        }
+    }
+
+    impl Shops for Noted {
+        fn names(&self) -> Vec<&str> {
+            vec!["shipping", "catalog"]
+        }
+
+        fn instances(&self) -> usize {
+            2
+        }
+
+        fn dependency(&self, name: &str) -> DependencySnapshot {
+            self.note(format!("dependency {name}"));
+            counters(name, (3, 1, 2), [("ok", 2u64)])
+        }
+
+        fn state(&self, instance: usize, name: &str) -> Option<String> {
+            self.note(format!("state {instance} {name}"));
+            (instance == 0).then(|| "OPEN".to_owned())
+        }
+
+        fn metrics(&self, instance: usize, name: &str) -> Option<[u64; 5]> {
+            self.note(format!("metrics {instance} {name}"));
+            Some([1, 2, 3, 4, 5])
+        }
+
+        fn transitions(&self, instance: usize) -> Option<Vec<String>> {
+            self.note(format!("transitions {instance}"));
+            Some(vec![format!("r{instance}")])
+        }
+
+        fn waiting(&self, instance: usize, name: &str) -> Vec<&'static str> {
+            self.note(format!("waiting {instance} {name}"));
+            vec!["queued", "held", "queued"]
+        }
+    }
+
+    #[test]
+    fn every_dependency_then_each_instances_lanes_then_its_records_are_asked_in_order() {
+        let shops = Noted::default();
+        let observation = observe(&shops, |transitions| {
+            shops.note("journal".to_owned());
+            assert_eq!(transitions.len(), 2);
+            vec!["j".to_owned()]
+        });
+        let asked = shops.0.borrow().clone();
+        let lane = |i: usize, name: &str| {
+            [
+                format!("state {i} {name}"),
+                format!("metrics {i} {name}"),
+                format!("waiting {i} {name}"),
+            ]
+        };
+        let mut expected = vec![
+            "dependency shipping".to_owned(),
+            "dependency catalog".into(),
+        ];
+        for i in 0..2 {
+            expected.extend(lane(i, "shipping"));
+            expected.extend(lane(i, "catalog"));
+        }
+        expected.extend([
+            "transitions 0".into(),
+            "transitions 1".into(),
+            "journal".into(),
+        ]);
+        assert_eq!(asked, expected);
+        assert_eq!(observation.journal, ["j"]);
+        assert_eq!(observation.dependencies[1].answered["ok"], 2);
+        let lane = &observation.instances[0].lanes[1];
+        assert_eq!((lane.held, lane.queued, lane.pausing), (1, 2, 0));
+        assert_eq!(lane.state.as_deref(), Some("OPEN"));
+        assert_eq!(lane.metrics.as_ref().map(|m| m["circuit_open"]), Some(4));
+        assert_eq!(observation.instances[1].lanes[0].state, None);
+        assert_eq!(
+            observation.transitions,
+            [Some(vec!["r0".to_owned()]), Some(vec!["r1".to_owned()])]
+        );
+    }
+}
