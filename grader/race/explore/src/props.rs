@@ -73,6 +73,21 @@ pub struct Said<'a> {
     pub hint: &'a str,
 }
 
+impl Said<'_> {
+    /// The violation, about the requests `ids` (named as `observed` lists them).
+    fn about(self, step: usize, observed: String, ids: &[u64]) -> Violation {
+        let about = ids.iter().map(|&i| named(i)).collect();
+        broken(
+            self.property,
+            step,
+            (self.expected, observed),
+            self.hint,
+            about,
+            self.mark,
+        )
+    }
+}
+
 /// Which calls that reach a target while its breaker is HALF_OPEN count as probes of the
 /// round running.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -184,15 +199,7 @@ pub fn crowded(
         inside.len(),
         listed(inside)
     );
-    let about = inside.iter().map(|&i| named(i)).collect();
-    broken(
-        said.property,
-        step,
-        (said.expected, observed),
-        said.hint,
-        about,
-        said.mark,
-    )
+    said.about(step, observed, inside)
 }
 
 /// `single_trial`, `probe_limit`: `probes` reached `target` in one HALF_OPEN round, more
@@ -209,15 +216,7 @@ pub fn too_many_probes(
         probes.len(),
         listed(probes)
     );
-    let about = probes.iter().map(|&i| named(i)).collect();
-    broken(
-        said.property,
-        step,
-        (said.expected, observed),
-        said.hint,
-        about,
-        said.mark,
-    )
+    said.about(step, observed, probes)
 }
 
 /// `no_lock_during_call`: request `id` did `did` (`called relay_a`, `waited in the queue`)

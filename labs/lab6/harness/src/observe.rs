@@ -8,6 +8,7 @@ use shipping_kit::Waiting;
 
 use crate::observing::{self, Shops};
 use crate::run::World;
+use crate::shop::{metric_values, records};
 use crate::wire::{DependencySnapshot, Observation};
 
 /// The observation after an action. A panic in the code under test while it is asked is
@@ -48,21 +49,13 @@ impl Shops for World {
 
     fn metrics(&self, instance: usize, name: &str) -> Option<[u64; 5]> {
         let shop = &self.shops[instance];
-        asked(self, || shop.metrics(name)).flatten().map(|m| {
-            [
-                m.timeout,
-                m.no_capacity,
-                m.queue_expired,
-                m.circuit_open,
-                m.no_tariff,
-            ]
-        })
+        let metrics = asked(self, || shop.metrics(name)).flatten();
+        metrics.as_ref().map(metric_values)
     }
 
     fn transitions(&self, instance: usize) -> Option<Vec<String>> {
         let shop = &self.shops[instance];
-        asked(self, || shop.transitions())
-            .map(|list| list.iter().map(ToString::to_string).collect())
+        asked(self, || shop.transitions()).map(|list| records(&list))
     }
 
     fn waiting(&self, instance: usize, name: &str) -> Vec<&'static str> {

@@ -26,3 +26,19 @@ pub trait ShopUnderTest: Send + Sync {
 /// Builds one shop under test: `Shop::new`.
 pub type BuildShop =
     fn(Arc<dyn Clock>, Vec<(Arc<dyn Dependency>, DependencySettings)>) -> Box<dyn ShopUnderTest>;
+
+/// A shop's metrics as values, in the order of the names in `lab6_harness::wire::METRICS`.
+pub fn metric_values(m: &Metrics) -> [u64; 5] {
+    [
+        m.timeout,
+        m.no_capacity,
+        m.queue_expired,
+        m.circuit_open,
+        m.no_tariff,
+    ]
+}
+
+/// A shop's transition records, as text.
+pub fn records(list: &[Transition]) -> Vec<String> {
+    list.iter().map(ToString::to_string).collect()
+}

@@ -11,6 +11,7 @@ use lab6_harness::wire::{self, DependencySnapshot, Observation};
 use race_std::trace;
 use shipping_kit::Waiting;
 
+use crate::shop::{metric_values, records};
 use crate::world::{World, lane};
 
 impl World {
@@ -109,22 +110,14 @@ impl Shops for Asking<'_> {
 
     fn metrics(&self, instance: usize, name: &str) -> Option<[u64; 5]> {
         let shop = &self.world.shops[instance];
-        let metrics = self.world.asked(instance, || shop.metrics(name));
-        metrics.flatten().map(|m| {
-            [
-                m.timeout,
-                m.no_capacity,
-                m.queue_expired,
-                m.circuit_open,
-                m.no_tariff,
-            ]
-        })
+        let metrics = self.world.asked(instance, || shop.metrics(name)).flatten();
+        metrics.as_ref().map(metric_values)
     }
 
     fn transitions(&self, instance: usize) -> Option<Vec<String>> {
         let shop = &self.world.shops[instance];
         let list = self.world.asked(instance, || shop.transitions());
-        list.map(|list| list.iter().map(ToString::to_string).collect())
+        list.map(|list| records(&list))
     }
 
     fn waiting(&self, instance: usize, name: &str) -> Vec<&'static str> {
