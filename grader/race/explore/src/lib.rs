@@ -12,14 +12,18 @@
 //!   had, for the grader to judge, and the first schedule that broke a property;
 //! - tells that schedule's story ([`story`]: who took which lock where, with the call
 //!   stacks of a second run of it), and words the schedules the runtime itself stopped
-//!   ([`stops`]: every thread waiting, or one never waiting).
+//!   ([`stops`]: every thread waiting, or one never waiting);
+//! - checks the properties more than one lab has ([`props`]: calls at once per target,
+//!   probes per HALF_OPEN round, no lock held during a call, slots given back once), in
+//!   the words a lab gives it.
 //!
 //! What is the lab's: the world of one schedule (its fixtures, its fake clock, the code
-//! under test, its steps), the properties it checks as the schedule runs (its monitor,
-//! asked for what broke after each schedule), and its words ([`Lab`]).
+//! under test, its steps), its monitor (asked for what broke after each schedule), which
+//! names the shared properties it checks and adds its own, and its words ([`Lab`]).
 
 pub mod explore;
 pub mod output;
+pub mod props;
 pub mod record;
 pub mod requests;
 pub mod stops;

@@ -25,8 +25,8 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use grader_protocol::Violation;
-use race_explore::record::{Reader, Seen, old_answer, out_of_order, slot_lost};
-use race_explore::story;
+use race_explore::props::{self, Arrival, Arrivals, Calls, Rounds, Said};
+use race_explore::record::{Reader, Seen, old_answer};
 use race_std::sync::Arc;
 use race_std::trace;
 use relay_kit::{Code, Request, Target};
@@ -42,24 +42,15 @@ pub const NEVER_HINT: &str = "A request waits for something that never comes: a 
 /// The hint for a thread that never waits.
 pub const BUSY_HINT: &str = "A thread loops without ever waiting, for example spinning on an atomic until a slot frees. Do not wait for a slot at all: return E905 at once.";
 
-/// What the monitor knows about one target on the running schedule (its state is the
-/// record reader's).
-#[derive(Default)]
-struct Watch {
-    /// Requests that reached it since its breaker last became HALF_OPEN, while it was.
-    trial_calls: Vec<u64>,
-    /// Requests inside it now, in the order they entered.
-    inside: Vec<u64>,
-}
-
 #[derive(Default)]
 struct Monitor {
     /// The schedule's record, read as it grows.
     record: Reader,
-    targets: BTreeMap<String, Watch>,
+    /// The calls at each target (its state is the record reader's).
+    targets: BTreeMap<String, Calls>,
     /// For each request, its target's state (as recorded) when the request first touched a
     /// lock or atomic of the code under test: about when the breaker decided on it.
-    arrived_in: BTreeMap<u64, String>,
+    arrived_in: Arrivals,
     /// Each target's bulkhead limit, once a call has reached it or from the plan.
     limits: BTreeMap<String, u64>,
     found: Option<Violation>,
@@ -84,20 +75,6 @@ pub fn after_step() {
     MONITOR.with_borrow_mut(Monitor::read_record);
 }
 
-fn request(id: u64) -> String {
-    format!("request #{id}")
-}
-
-/// `requests #2 and #4`.
-fn requests(ids: &[u64]) -> String {
-    let names: Vec<String> = ids.iter().map(|id| format!("#{id}")).collect();
-    match names.split_last() {
-        None => String::new(),
-        Some((last, [])) => format!("request {last}"),
-        Some((last, rest)) => format!("requests {} and {last}", rest.join(", ")),
-    }
-}
-
 impl Monitor {
     fn report(&mut self, violation: Violation) {
         if self.found.is_none() {
@@ -109,29 +86,18 @@ impl Monitor {
     /// and the first touch of each request on the code under test's locks and atomics.
     fn read_record(&mut self) {
         for seen in self.record.read() {
+            if let Some(v) = seen.out_of_order(self.record.step(), RECORDS_HINT) {
+                self.report(v);
+            }
             match seen {
                 Seen::Record {
-                    target,
-                    from,
-                    to,
-                    by,
-                    at,
-                    after,
-                    in_order,
+                    target, from, to, ..
                 } => {
-                    let watch = self.targets.entry(target.clone()).or_default();
-                    if from == "HALF_OPEN" || to == "HALF_OPEN" {
-                        watch.trial_calls.clear();
-                    }
-                    if !in_order {
-                        let step = self.record.step();
-                        let record = format!("{from} -> {to}");
-                        let v = out_of_order(&target, &record, by, after, (step, at), RECORDS_HINT);
-                        self.report(v);
-                    }
+                    let calls = self.targets.entry(target).or_default();
+                    calls.recorded(&from, &to);
                 }
                 Seen::FirstTouch { id, state, .. } => {
-                    self.arrived_in.insert(id, state);
+                    self.arrived_in.insert(id, Arrival::new(state, 0));
                 }
             }
         }
@@ -141,11 +107,10 @@ impl Monitor {
                 self.report(old_answer(&stale, format!("a late answer from {} changes nothing while the circuit is OPEN or its trial is out", stale.target), OLD_HINT));
             }
         }
-        for back in self.record.returns() {
-            let limit = self.limits.get(&back.target).copied().unwrap_or(u64::MAX);
-            if back.words == "E905" && (back.others as u64) < limit {
-                self.report(slot_lost(&back, limit, "E905", SLOT_HINT));
-            }
+        let limits = &self.limits;
+        let limit = |target: &str| limits.get(target).copied().unwrap_or(u64::MAX);
+        for v in props::lost_slots(&mut self.record, limit, "E905", SLOT_HINT) {
+            self.report(v);
         }
     }
 
@@ -157,78 +122,34 @@ impl Monitor {
         let held = trace::held_by_me();
         // A call the breaker let through while CLOSED may reach the target late, after the
         // circuit opened and a trial began: it is not a second trial.
-        let late = self.arrived_in.get(&id).is_some_and(|s| s == "CLOSED");
         let half_open = self.record.state(target) == "HALF_OPEN";
-        let watch = self.targets.entry(target.to_owned()).or_default();
-        watch.inside.push(id);
-        let inside = watch.inside.clone();
-        let trial_calls = if half_open && !late {
-            watch.trial_calls.push(id);
-            watch.trial_calls.clone()
-        } else {
-            Vec::new()
-        };
-        let until = Some(trace::len());
+        let arrived = self.arrived_in.get(&id);
+        let calls = self.targets.entry(target.to_owned()).or_default();
+        let (inside, trial_calls) = calls.entered(id, half_open, arrived, Rounds::OneTrial);
         if !held.is_empty() {
-            self.report(Violation {
-                property: "no_lock_during_call".into(),
-                step: Some(step),
-                expected: format!("no lock of the relay is held while {target} is called"),
-                observed: format!(
-                    "request #{id} called {target} while holding {}",
-                    story::holding(&held)
-                ),
-                hint: LOCK_HINT.into(),
-                unexplorable: false,
-                about: vec![request(id)],
-                until,
-                mark: "still holding a lock".into(),
-            });
+            let callee = ("relay", target);
+            self.report(props::called_holding(callee, step, id, &held, LOCK_HINT));
         }
         if inside.len() as u64 > limit {
-            self.report(Violation {
-                property: "bulkhead_limit".into(),
-                step: Some(step),
-                expected: format!(
-                    "at most {limit} calls in progress at {target} (its max_concurrent)"
-                ),
-                observed: format!(
-                    "{} calls were in progress at {target} at once ({})",
-                    inside.len(),
-                    requests(&inside)
-                ),
-                hint: LIMIT_HINT.into(),
-                unexplorable: false,
-                about: inside.iter().map(|&i| request(i)).collect(),
-                until,
-                mark: format!(
-                    "{} calls inside {target} at once; the limit is {limit}",
-                    inside.len()
-                ),
-            });
+            let v = props::bulkhead_limit(step, target, limit, &inside, LIMIT_HINT);
+            self.report(v);
         }
         if trial_calls.len() > 1 {
-            self.report(Violation {
-                property: "single_trial".into(),
-                step: Some(step),
+            let said = Said {
+                property: "single_trial",
                 expected: format!("at most 1 call reaches {target} while its breaker is HALF_OPEN"),
-                observed: format!(
-                    "{} calls reached {target} while its breaker was HALF_OPEN ({})",
-                    trial_calls.len(),
-                    requests(&trial_calls)
-                ),
-                hint: TRIAL_HINT.into(),
-                unexplorable: false,
-                about: trial_calls.iter().map(|&i| request(i)).collect(),
-                until,
                 mark: format!("another call while {target} is HALF_OPEN"),
-            });
+                hint: TRIAL_HINT,
+            };
+            let during = "while its breaker was HALF_OPEN";
+            let v = props::too_many_probes(said, step, (target, during), &trial_calls);
+            self.report(v);
         }
     }
 
     fn left(&mut self, target: &str, id: u64) {
-        if let Some(watch) = self.targets.get_mut(target) {
-            watch.inside.retain(|&i| i != id);
+        if let Some(calls) = self.targets.get_mut(target) {
+            calls.left(id);
         }
     }
 }

@@ -31,8 +31,8 @@ use std::collections::BTreeMap;
 
 use gateway_kit::{Alert, AlertLog, AlertSink, Message, Outcome, Partner};
 use grader_protocol::Violation;
-use race_explore::record::{Reader, Seen, old_answer, out_of_order, slot_lost};
-use race_explore::story;
+use race_explore::props::{self, Arrival, Arrivals, Calls, Rounds, Said};
+use race_explore::record::{Reader, Seen, old_answer};
 use race_std::sync::Arc;
 use race_std::trace;
 
@@ -54,12 +54,8 @@ struct Watch {
     /// Its bulkhead's limit and its probes, from the plan.
     limit: u64,
     probes: u64,
-    /// HALF_OPEN rounds begun so far (records into HALF_OPEN).
-    rounds: u64,
-    /// Messages that reached its endpoint in this HALF_OPEN round.
-    probe_calls: Vec<u64>,
-    /// Messages inside its endpoint now, in the order they entered.
-    inside: Vec<u64>,
+    /// The calls at its endpoint.
+    calls: Calls,
     /// `CLOSED -> OPEN` and `HALF_OPEN -> CLOSED` records so far.
     openings: usize,
     closings: usize,
@@ -75,9 +71,7 @@ impl Watch {
         Self {
             limit,
             probes,
-            rounds: 0,
-            probe_calls: Vec::new(),
-            inside: Vec::new(),
+            calls: Calls::default(),
             openings: 0,
             closings: 0,
             opened: 0,
@@ -95,9 +89,8 @@ struct Monitor {
     flows: BTreeMap<String, Watch>,
     /// For each message, its flow's state (as recorded) when the message first touched a
     /// lock or atomic of the code under test (about when the breaker decided on it), and
-    /// the HALF_OPEN round it could be a probe of: the round then running, or the next
-    /// one if the circuit was OPEN.
-    arrived_in: BTreeMap<u64, (String, u64)>,
+    /// the HALF_OPEN round it could be a probe of.
+    arrived_in: Arrivals,
     found: Option<Violation>,
 }
 
@@ -133,20 +126,6 @@ pub fn after_step(settled: bool) {
     });
 }
 
-fn message(id: u64) -> String {
-    format!("message #{id}")
-}
-
-/// `messages #2 and #4`.
-fn messages(ids: &[u64]) -> String {
-    let names: Vec<String> = ids.iter().map(|id| format!("#{id}")).collect();
-    match names.split_last() {
-        None => String::new(),
-        Some((last, [])) => format!("message {last}"),
-        Some((last, rest)) => format!("messages {} and {last}", rest.join(", ")),
-    }
-}
-
 impl Monitor {
     fn report(&mut self, violation: Violation) {
         if self.found.is_none() {
@@ -166,51 +145,32 @@ impl Monitor {
     /// and the first touch of each message on the code under test's locks and atomics.
     fn read_record(&mut self) {
         for seen in self.record.read() {
+            if let Some(v) = seen.out_of_order(self.record.step(), RECORDS_HINT) {
+                self.report(v);
+            }
             match seen {
                 Seen::Record {
-                    target,
-                    from,
-                    to,
-                    by,
-                    at,
-                    after,
-                    in_order,
-                } => {
-                    self.recorded(&target, &from, &to);
-                    if !in_order {
-                        let step = self.record.step();
-                        let record = format!("{from} -> {to}");
-                        let v = out_of_order(&target, &record, by, after, (step, at), RECORDS_HINT);
-                        self.report(v);
-                    }
-                }
+                    target, from, to, ..
+                } => self.recorded(&target, &from, &to),
                 Seen::FirstTouch { id, target, state } => {
-                    let rounds = self.flows.get(&target).map_or(0, |w| w.rounds);
-                    let round = rounds + u64::from(state == "OPEN");
-                    self.arrived_in.insert(id, (state, round));
+                    let rounds = self.flows.get(&target).map_or(0, |w| w.calls.rounds());
+                    self.arrived_in.insert(id, Arrival::new(state, rounds));
                 }
             }
         }
         for stale in self.record.stale() {
             self.report(old_answer(&stale, format!("an answer to a message admitted before {}'s state last changed changes nothing", stale.target), OLD_HINT));
         }
-        for back in self.record.returns() {
-            let limit = self.watch(&back.target).limit;
-            if back.words == "no_capacity" && (back.others as u64) < limit {
-                self.report(slot_lost(&back, limit, "no_capacity", SLOT_HINT));
-            }
+        let limit = |flow: &str| LIMITS.with_borrow(|l| l.get(flow).map_or(u64::MAX, |l| l.0));
+        for v in props::lost_slots(&mut self.record, limit, "no_capacity", SLOT_HINT) {
+            self.report(v);
         }
     }
 
     /// A transition record `flow FROM TO`: a new round of probes, an opening or a closing.
     fn recorded(&mut self, flow: &str, from: &str, to: &str) {
         let watch = self.watch(flow);
-        if from == "HALF_OPEN" || to == "HALF_OPEN" {
-            watch.probe_calls.clear();
-        }
-        if to == "HALF_OPEN" {
-            watch.rounds += 1;
-        }
+        watch.calls.recorded(from, to);
         match (from, to) {
             ("CLOSED", "OPEN") => watch.openings += 1,
             ("HALF_OPEN", "CLOSED") => watch.closings += 1,
@@ -227,85 +187,42 @@ impl Monitor {
         // after the circuit opened and a round of probes began: it is not a probe. Nor is
         // one of an earlier round's (with `open_for_ms` 0, a round can end and the next
         // begin before a probe of the first reaches the partner).
-        let arrived = self.arrived_in.get(&id).cloned();
         let half_open = self.record.state(flow) == "HALF_OPEN";
+        let arrived = self.arrived_in.get(&id).cloned();
         let watch = self.watch(flow);
-        let late = arrived.is_some_and(|(state, round)| state == "CLOSED" || round < watch.rounds);
         let (limit, probes) = (watch.limit, watch.probes);
-        watch.inside.push(id);
-        let inside = watch.inside.clone();
-        let probe_calls = if half_open && !late {
-            watch.probe_calls.push(id);
-            watch.probe_calls.clone()
-        } else {
-            Vec::new()
-        };
-        let until = Some(trace::len());
+        let (inside, probe_calls) =
+            watch
+                .calls
+                .entered(id, half_open, arrived.as_ref(), Rounds::Counted);
         if !held.is_empty() {
-            self.report(Violation {
-                property: "no_lock_during_call".into(),
-                step: Some(step),
-                expected: format!(
-                    "no lock of the gateway is held while {flow}'s partner is called"
-                ),
-                observed: format!(
-                    "message #{id} called {flow}'s partner while holding {}",
-                    story::holding(&held)
-                ),
-                hint: LOCK_HINT.into(),
-                unexplorable: false,
-                about: vec![message(id)],
-                until,
-                mark: "still holding a lock".into(),
-            });
+            let partner = format!("{flow}'s partner");
+            let v = props::called_holding(("gateway", &partner), step, id, &held, LOCK_HINT);
+            self.report(v);
         }
         if inside.len() as u64 > limit {
-            self.report(Violation {
-                property: "bulkhead_limit".into(),
-                step: Some(step),
-                expected: format!(
-                    "at most {limit} calls in progress at {flow} (its max_concurrent)"
-                ),
-                observed: format!(
-                    "{} calls were in progress at {flow} at once ({})",
-                    inside.len(),
-                    messages(&inside)
-                ),
-                hint: LIMIT_HINT.into(),
-                unexplorable: false,
-                about: inside.iter().map(|&i| message(i)).collect(),
-                until,
-                mark: format!(
-                    "{} calls inside {flow} at once; the limit is {limit}",
-                    inside.len()
-                ),
-            });
+            let v = props::bulkhead_limit(step, flow, limit, &inside, LIMIT_HINT);
+            self.report(v);
         }
         if probe_calls.len() as u64 > probes {
-            self.report(Violation {
-                property: "probe_limit".into(),
-                step: Some(step),
+            let said = Said {
+                property: "probe_limit",
                 expected: format!(
                     "at most {probes} probe{} reach {flow} in one HALF_OPEN round (its probes)",
                     if probes == 1 { "" } else { "s" }
                 ),
-                observed: format!(
-                    "{} calls reached {flow} in one HALF_OPEN round ({})",
-                    probe_calls.len(),
-                    messages(&probe_calls)
-                ),
-                hint: PROBES_HINT.into(),
-                unexplorable: false,
-                about: probe_calls.iter().map(|&i| message(i)).collect(),
-                until,
                 mark: format!("one probe too many at {flow}"),
-            });
+                hint: PROBES_HINT,
+            };
+            let during = "in one HALF_OPEN round";
+            let v = props::too_many_probes(said, step, (flow, during), &probe_calls);
+            self.report(v);
         }
     }
 
     fn left(&mut self, flow: &str, id: u64) {
         if let Some(watch) = self.flows.get_mut(flow) {
-            watch.inside.retain(|&i| i != id);
+            watch.calls.left(id);
         }
     }
 

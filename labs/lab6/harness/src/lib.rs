@@ -13,34 +13,13 @@
 //! letting everything settle after each.
 
 mod observe;
+pub mod observing;
 mod run;
+mod shop;
 mod stuck;
 pub mod wire;
 
-use std::sync::Arc;
-
-use shipping_kit::{
-    Browse, Checkout, Clock, Dependency, DependencySettings, Metrics, Order, Page, State,
-    Transition,
-};
-
-/// What the harness needs from a shop: the public API of the lab's `Shop`.
-pub trait ShopUnderTest: Send + Sync {
-    /// `Shop::checkout`.
-    fn checkout(&self, order: &Order) -> Checkout;
-    /// `Shop::browse`.
-    fn browse(&self, page: &Page) -> Browse;
-    /// `Shop::circuit_state`.
-    fn circuit_state(&self, dependency: &str) -> Option<State>;
-    /// `Shop::metrics`.
-    fn metrics(&self, dependency: &str) -> Option<Metrics>;
-    /// `Shop::transitions`.
-    fn transitions(&self) -> Vec<Transition>;
-}
-
-/// Builds one shop under test: `Shop::new`.
-pub type BuildShop =
-    fn(Arc<dyn Clock>, Vec<(Arc<dyn Dependency>, DependencySettings)>) -> Box<dyn ShopUnderTest>;
+pub use shop::{BuildShop, ShopUnderTest};
 
 /// Reads the plan, runs it against the shops `build` makes, and ends the process.
 pub fn main(build: BuildShop) -> ! {

@@ -1,92 +1,70 @@
-//! What the harness records after every action: each dependency's counters, each shop
-//! instance's view of each dependency, and the transition records.
+//! What the harness records after every action (each dependency's counters, each shop
+//! instance's view of each dependency, and the transition records): the world's answers
+//! to [`Shops`], which `crate::observing` puts together as the race harness's are.
 
-use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use shipping_kit::{Metrics, Waiting};
+use shipping_kit::Waiting;
 
+use crate::observing::{self, Shops};
 use crate::run::World;
-use crate::wire::{DependencySnapshot, InstanceSnapshot, LaneSnapshot, Observation};
+use crate::shop::{metric_values, records};
+use crate::wire::{DependencySnapshot, Observation};
 
 /// The observation after an action. A panic in the code under test while it is asked is
 /// caught and noted.
 pub fn observe(world: &World) -> Observation {
-    let dependencies = world
-        .targets
-        .iter()
-        .map(|(name, _)| dependency(world, name))
-        .collect();
-    let instances = (0..world.shops.len())
-        .map(|i| InstanceSnapshot {
-            lanes: world
-                .targets
-                .iter()
-                .map(|(name, _)| lane(world, i, name))
-                .collect(),
-        })
-        .collect();
-    let transitions: Vec<Option<Vec<String>>> = world
-        .shops
-        .iter()
-        .map(|shop| {
-            asked(world, || shop.transitions())
-                .map(|list| list.iter().map(ToString::to_string).collect())
-        })
-        .collect();
-    let journal = journal(world, &transitions);
-    Observation {
-        dependencies,
-        instances,
-        transitions,
-        journal,
-    }
+    observing::observe(world, |transitions| {
+        let mut seen = world.seen.borrow_mut();
+        let mut journal = world.journal.borrow_mut();
+        crate::wire::journal(&mut seen, &mut journal, transitions)
+    })
 }
 
-fn dependency(world: &World, name: &str) -> DependencySnapshot {
-    let stats = world
-        .dependencies
-        .get(name)
-        .map(|d| d.stats())
-        .unwrap_or_default();
-    DependencySnapshot {
-        name: name.to_owned(),
-        calls: stats.calls,
-        in_flight: stats.in_flight,
-        peak: stats.peak_in_flight,
-        answered: stats
-            .answered
+impl Shops for World {
+    fn names(&self) -> Vec<&str> {
+        self.targets.iter().map(|(name, _)| name.as_str()).collect()
+    }
+
+    fn instances(&self) -> usize {
+        self.shops.len()
+    }
+
+    fn dependency(&self, name: &str) -> DependencySnapshot {
+        let stats = self
+            .dependencies
+            .get(name)
+            .map(|d| d.stats())
+            .unwrap_or_default();
+        let counts = (stats.calls, stats.in_flight, stats.peak_in_flight);
+        observing::counters(name, counts, stats.answered)
+    }
+
+    fn state(&self, instance: usize, name: &str) -> Option<String> {
+        let shop = &self.shops[instance];
+        asked(self, || shop.circuit_state(name))
+            .flatten()
+            .map(|s| s.as_str().to_owned())
+    }
+
+    fn metrics(&self, instance: usize, name: &str) -> Option<[u64; 5]> {
+        let shop = &self.shops[instance];
+        let metrics = asked(self, || shop.metrics(name)).flatten();
+        metrics.as_ref().map(metric_values)
+    }
+
+    fn transitions(&self, instance: usize) -> Option<Vec<String>> {
+        let shop = &self.shops[instance];
+        asked(self, || shop.transitions()).map(|list| records(&list))
+    }
+
+    fn waiting(&self, instance: usize, name: &str) -> Vec<&'static str> {
+        self.sent
             .iter()
-            .map(|(answer, n)| (answer.to_string(), *n))
-            .collect(),
+            .filter(|(_, i, target)| *i == instance && target == name)
+            .filter_map(|(id, _, _)| World::waiting(self, *id).map(Waiting::as_str))
+            .collect()
     }
-}
-
-fn lane(world: &World, instance: usize, name: &str) -> LaneSnapshot {
-    let shop = &world.shops[instance];
-    let state = asked(world, || shop.circuit_state(name))
-        .flatten()
-        .map(|s| s.as_str().to_owned());
-    let metrics = asked(world, || shop.metrics(name))
-        .flatten()
-        .map(|m| metrics(&m));
-    let waiting = world
-        .sent
-        .iter()
-        .filter(|(_, i, target)| *i == instance && target == name)
-        .filter_map(|(id, _, _)| world.waiting(*id).map(Waiting::as_str));
-    LaneSnapshot::new(name, state, metrics, waiting)
-}
-
-/// The metrics by name.
-fn metrics(m: &Metrics) -> BTreeMap<String, u64> {
-    crate::wire::metric_counts([
-        m.timeout,
-        m.no_capacity,
-        m.queue_expired,
-        m.circuit_open,
-        m.no_tariff,
-    ])
 }
 
 /// Asks the code under test something; `None` (and the run marked as panicked) if it
@@ -99,12 +77,4 @@ fn asked<T>(world: &World, ask: impl FnOnce() -> T) -> Option<T> {
             None
         }
     }
-}
-
-/// The journal so far: each instance's new records, in instance order, after the earlier
-/// ones; marked with their instance when there is more than one.
-fn journal(world: &World, transitions: &[Option<Vec<String>>]) -> Vec<String> {
-    let mut seen = world.seen.borrow_mut();
-    let mut journal = world.journal.borrow_mut();
-    crate::wire::journal(&mut seen, &mut journal, transitions)
 }

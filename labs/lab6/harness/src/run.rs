@@ -17,7 +17,7 @@ use shipping_kit::{
     Answer, Clock, Dependency, DependencySettings, FakeClock, Order, Page, SHIPPING, Waiting,
 };
 
-use crate::wire::{Action, Observation, Settings, WakeOrder};
+use crate::wire::{self, Action, Observation, Settings, WakeOrder};
 use crate::{BuildShop, ShopUnderTest};
 
 #[path = "shop_settings.rs"]
@@ -75,11 +75,7 @@ impl World {
         // requests woken together go on one at a time, in the scenario's order.
         let clock = FakeClock::serial(move || bell.bump());
         let dependencies = ScriptedDependencies::new(&activity);
-        let targets: Vec<(String, Settings)> = plan
-            .targets
-            .iter()
-            .map(|t| (t.name.clone(), t.settings))
-            .collect();
+        let targets = wire::targets(&plan.targets);
         let wiring: Vec<(Arc<dyn Dependency>, DependencySettings)> = targets
             .iter()
             .filter_map(|(name, settings)| {
@@ -87,8 +83,7 @@ impl World {
                 Some((dependency, dependency_settings(settings)))
             })
             .collect();
-        let instances = plan.actions.iter().map(instance_of).max().unwrap_or(1);
-        let shops = (0..instances.max(1))
+        let shops = (0..wire::instances(&plan.actions))
             .map(|_| {
                 let shared: Arc<dyn Clock> = Arc::new(clock.clone());
                 Arc::from(build(shared, wiring.clone()))
@@ -114,14 +109,6 @@ impl World {
             order: WakeOrder::default(),
             journal: RefCell::new(Vec::new()),
         }
-    }
-}
-
-/// The shop instance an action uses (from 1), if it uses one.
-fn instance_of(action: &Action) -> u32 {
-    match action {
-        Action::Send { instance, .. } | Action::SendConcurrent { instance, .. } => *instance,
-        _ => 1,
     }
 }
 

@@ -111,6 +111,30 @@ pub enum Action {
     Observe,
 }
 
+impl Action {
+    /// The shop instance the action uses (from 1); 1 for an action of no instance.
+    pub fn instance(&self) -> u32 {
+        match self {
+            Action::Send { instance, .. } | Action::SendConcurrent { instance, .. } => *instance,
+            _ => 1,
+        }
+    }
+}
+
+/// How many shop instances a plan's `actions` use: the highest they name, and at least 1.
+pub fn instances(actions: &[Action]) -> usize {
+    let most = actions.iter().map(Action::instance).max().unwrap_or(1);
+    usize::try_from(most.max(1)).unwrap_or(usize::MAX)
+}
+
+/// Each dependency of a plan's `targets`, by name, with its settings, in the plan's order.
+pub fn targets(targets: &[grader_protocol::TargetPlan<Settings>]) -> Vec<(String, Settings)> {
+    targets
+        .iter()
+        .map(|t| (t.name.clone(), t.settings))
+        .collect()
+}
+
 /// In which order requests woken at the same moment go on, each once the one before has
 /// returned or waits again.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -26,37 +26,19 @@
 
 mod monitor;
 mod observe;
+// The normal harness's file, compiled against this crate's `shipping_kit` (the twin).
+#[path = "../../harness/src/shop.rs"]
+mod shop;
 mod watched;
 mod world;
 
+pub use shop::{BuildShop, ShopUnderTest};
+
 use lab6_harness::wire::{Action, Settings};
 use race_explore::{Kit, Lab, Stops};
-use race_std::sync::Arc;
-use shipping_kit::{
-    Browse, Checkout, Clock, Dependency, DependencySettings, Metrics, Order, Page, State,
-    Transition,
-};
-
-/// What the harness needs from a shop: the public API of the lab's `Shop`.
-pub trait ShopUnderTest: Send + Sync {
-    /// `Shop::checkout`.
-    fn checkout(&self, order: &Order) -> Checkout;
-    /// `Shop::browse`.
-    fn browse(&self, page: &Page) -> Browse;
-    /// `Shop::circuit_state`.
-    fn circuit_state(&self, dependency: &str) -> Option<State>;
-    /// `Shop::metrics`.
-    fn metrics(&self, dependency: &str) -> Option<Metrics>;
-    /// `Shop::transitions`.
-    fn transitions(&self) -> Vec<Transition>;
-}
 
 /// The plan of one scenario, in lab 6's terms.
 pub type Plan = grader_protocol::Plan<Settings, Action>;
-
-/// Builds one shop under test: `Shop::new`.
-pub type BuildShop =
-    fn(Arc<dyn Clock>, Vec<(Arc<dyn Dependency>, DependencySettings)>) -> Box<dyn ShopUnderTest>;
 
 /// Lab 6 to the explorer: its kit's files, its words, its monitor.
 static LAB: Lab = Lab {
@@ -64,6 +46,7 @@ static LAB: Lab = Lab {
     kit: Kit {
         harness: &[
             "/labs/lab6/race/src/",
+            "/labs/lab6/harness/src/observing.rs",
             "/fixtures/dependencies/",
             "/fixtures/script/",
         ],

@@ -33,8 +33,9 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use grader_protocol::Violation;
+use race_explore::props::{self, Arrival, Arrivals, Calls, Rounds, Said};
+use race_explore::props::{listed as requests, named as request};
 use race_explore::record::{Reader, Seen};
-use race_explore::story;
 use race_std::trace::{self, Held};
 use shipping_kit::{Waiting, format_clock_time};
 
@@ -72,12 +73,8 @@ struct Lane {
     /// The dependency's name.
     target: String,
     limits: Limits,
-    /// Requests whose calls are in progress at the dependency, in the order they began.
-    in_flight: Vec<u64>,
-    /// HALF_OPEN rounds begun so far (records into HALF_OPEN).
-    rounds: u64,
-    /// Requests that reached the dependency in this HALF_OPEN round.
-    probe_calls: Vec<u64>,
+    /// Calls at the dependency: in progress now, and in this HALF_OPEN round.
+    calls: Calls,
 }
 
 /// What the monitor knows about one request.
@@ -110,7 +107,7 @@ struct Monitor {
     requests: BTreeMap<u64, Request>,
     /// For each request, its lane's state (as recorded) when it first touched a lock or
     /// atomic of the code under test, and the HALF_OPEN round it could be a probe of.
-    arrived_in: BTreeMap<u64, (String, u64)>,
+    arrived_in: Arrivals,
     /// Overtakings to judge once the step settles.
     overtakings: Vec<Overtaking>,
     /// Fake time, as the world moves it.
@@ -140,9 +137,7 @@ pub fn lanes(lanes: Vec<(String, String, Limits)>) {
             let lane = Lane {
                 target,
                 limits,
-                in_flight: Vec::new(),
-                rounds: 0,
-                probe_calls: Vec::new(),
+                calls: Calls::default(),
             };
             m.lanes.insert(name, lane);
         }
@@ -178,7 +173,7 @@ pub fn calling(lane: &str, id: u64) {
 pub fn answered(lane: &str, id: u64) {
     MONITOR.with_borrow_mut(|m| {
         if let Some(lane) = m.lanes.get_mut(lane) {
-            lane.in_flight.retain(|&i| i != id);
+            lane.calls.left(id);
         }
     });
 }
@@ -250,21 +245,6 @@ pub fn keeps_waiting(asleep: &[(u64, Waiting)], now: Duration) {
 /// that keep waiting.
 pub const WIND_DOWN: usize = 1000;
 
-/// `request #2`.
-fn request(id: u64) -> String {
-    format!("request #{id}")
-}
-
-/// `requests #2 and #4`.
-fn requests(ids: &[u64]) -> String {
-    let names: Vec<String> = ids.iter().map(|id| format!("#{id}")).collect();
-    match names.split_last() {
-        None => String::new(),
-        Some((last, [])) => format!("request {last}"),
-        Some((last, rest)) => format!("requests {} and {last}", rest.join(", ")),
-    }
-}
-
 /// ` of instance 2` for a lane of a scenario with several instances, nothing otherwise.
 fn of(lane: &str, target: &str) -> String {
     match lane.strip_prefix(target).map(str::trim) {
@@ -301,22 +281,12 @@ impl Monitor {
     fn violation(
         &self,
         property: &str,
-        (expected, observed): (String, String),
+        words: (String, String),
         hint: &str,
         about: Vec<String>,
         mark: String,
     ) -> Violation {
-        Violation {
-            property: property.into(),
-            step: Some(self.record.step()),
-            expected,
-            observed,
-            hint: hint.into(),
-            unexplorable: false,
-            about,
-            until: Some(trace::len()),
-            mark,
-        }
+        props::broken(property, self.record.step(), words, hint, about, mark)
     }
 
     /// Reads the record from where it last stopped: steps, requests, lanes, transition
@@ -333,9 +303,8 @@ impl Monitor {
                 Seen::FirstTouch { id, target, state } => {
                     // The round it could be a probe of: the one running, or the next if
                     // the circuit is OPEN.
-                    let rounds = self.lanes.get(&target).map_or(0, |l| l.rounds);
-                    let round = rounds + u64::from(state == "OPEN");
-                    self.arrived_in.insert(id, (state, round));
+                    let rounds = self.lanes.get(&target).map_or(0, |l| l.calls.rounds());
+                    self.arrived_in.insert(id, Arrival::new(state, rounds));
                 }
             }
         }
@@ -344,12 +313,7 @@ impl Monitor {
     /// A transition record of `lane`: a new round of probes begins, or one ends.
     fn recorded(&mut self, lane: &str, from: &str, to: &str) {
         if let Some(lane) = self.lanes.get_mut(lane) {
-            if from == "HALF_OPEN" || to == "HALF_OPEN" {
-                lane.probe_calls.clear();
-            }
-            if to == "HALF_OPEN" {
-                lane.rounds += 1;
-            }
+            lane.calls.recorded(from, to);
         }
     }
 
@@ -364,15 +328,9 @@ impl Monitor {
         // A request the breaker let through while CLOSED may reach the dependency late,
         // after waiting in the queue while the circuit opened and half-opened: it is not a
         // probe. Nor is one of an earlier round.
-        let late = arrived.is_some_and(|(state, round)| state == "CLOSED" || round < lane.rounds);
-        lane.in_flight.push(id);
-        let in_flight = lane.in_flight.clone();
-        let probe_calls = if half_open && !late {
-            lane.probe_calls.push(id);
-            lane.probe_calls.clone()
-        } else {
-            Vec::new()
-        };
+        let (in_flight, probe_calls) =
+            lane.calls
+                .entered(id, half_open, arrived.as_ref(), Rounds::Counted);
         let (limits, target) = (lane.limits, lane.target.clone());
         let ahead = match self.requests.get_mut(&id) {
             Some(r) => {
@@ -382,59 +340,40 @@ impl Monitor {
             }
             None => Vec::new(),
         };
+        let step = self.record.step();
         if !held.is_empty() {
-            let words = (
-                format!("no lock of the shop is held while {target} is called"),
-                format!(
-                    "request #{id} called {target} while holding {}",
-                    story::holding(held)
-                ),
-            );
-            let mark = "still holding a lock".to_owned();
-            let v = self.violation(
-                "no_lock_during_call",
-                words,
-                LOCK_HINT,
-                vec![request(id)],
-                mark,
-            );
+            let v = props::called_holding(("shop", &target), step, id, held, LOCK_HINT);
             self.report(v);
         }
+        let of = of(name, &target);
         if in_flight.len() as u64 > limits.max_active {
-            let n = in_flight.len();
-            let words = (
-                format!(
-                    "at most {}{} in progress at {target} (max_active)",
+            let said = Said {
+                property: "slot_limit",
+                expected: format!(
+                    "at most {}{of} in progress at {target} (max_active)",
                     counted(limits.max_active as usize, "call", "calls"),
-                    of(name, &target)
                 ),
-                format!(
-                    "{n} calls{} were in progress at {target} at once ({})",
-                    of(name, &target),
-                    requests(&in_flight)
+                mark: format!(
+                    "{} calls in progress; the limit is {}",
+                    in_flight.len(),
+                    limits.max_active
                 ),
-            );
-            let about = in_flight.iter().map(|&i| request(i)).collect();
-            let mark = format!("{n} calls in progress; the limit is {}", limits.max_active);
-            let v = self.violation("slot_limit", words, SLOT_HINT, about, mark);
-            self.report(v);
+                hint: SLOT_HINT,
+            };
+            self.report(props::crowded(said, step, (&target, &of), &in_flight));
         }
         if probe_calls.len() as u64 > limits.probes {
-            let words = (
-                format!(
-                    "at most {}{} reach {target} in one HALF_OPEN round (probes)",
+            let said = Said {
+                property: "probe_limit",
+                expected: format!(
+                    "at most {}{of} reach {target} in one HALF_OPEN round (probes)",
                     counted(limits.probes as usize, "probe", "probes"),
-                    of(name, &target)
                 ),
-                format!(
-                    "{} calls reached {target} in one HALF_OPEN round ({})",
-                    probe_calls.len(),
-                    requests(&probe_calls)
-                ),
-            );
-            let about = probe_calls.iter().map(|&i| request(i)).collect();
-            let mark = format!("one probe too many at {target}");
-            let v = self.violation("probe_limit", words, PROBES_HINT, about, mark);
+                mark: format!("one probe too many at {target}"),
+                hint: PROBES_HINT,
+            };
+            let during = "in one HALF_OPEN round";
+            let v = props::too_many_probes(said, step, (&target, during), &probe_calls);
             self.report(v);
         }
         // Those sent before it that still wait in the queue, with the calls they had made.
@@ -484,22 +423,11 @@ impl Monitor {
         };
         let (limits, target) = (lane.limits, lane.target.clone());
         if !held.is_empty() {
-            let words = (
-                "no lock of the shop is held while a request waits on the clock".to_owned(),
-                format!(
-                    "request #{id} waited {} while holding {}",
-                    waiting_for(why, &target),
-                    story::holding(held)
-                ),
-            );
-            let mark = "waits, still holding a lock".to_owned();
-            let v = self.violation(
-                "no_lock_during_call",
-                words,
-                LOCK_HINT,
-                vec![request(id)],
-                mark,
-            );
+            let during = "a request waits on the clock";
+            let did = format!("waited {}", waiting_for(why, &target));
+            let mark = "waits, still holding a lock";
+            let step = self.record.step();
+            let v = props::lock_held(("shop", during), step, id, &did, held, LOCK_HINT, mark);
             self.report(v);
         }
         if why != Waiting::Queue {
@@ -641,7 +569,7 @@ impl Monitor {
                 .copied()
                 .filter(|id| self.requests.get(id).is_some_and(|r| &r.lane == name))
                 .collect();
-            let busy = lane.in_flight.len() as u64;
+            let busy = lane.calls.busy() as u64;
             (!sleeping.is_empty() && busy < lane.limits.max_active).then(|| {
                 (
                     name.clone(),

@@ -6,10 +6,12 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::collections::BTreeMap;
 
 use grader_protocol::{RequestOutcome, StepRecord};
-use lab6_harness::wire::{self, DependencySnapshot, InstanceSnapshot, LaneSnapshot, Observation};
+use lab6_harness::observing::{self, Shops};
+use lab6_harness::wire::{self, DependencySnapshot, Observation};
 use race_std::trace;
 use shipping_kit::Waiting;
 
+use crate::shop::{metric_values, records};
 use crate::world::{World, lane};
 
 impl World {
@@ -38,83 +40,24 @@ impl World {
                 },
             })
             .collect();
-        let dependencies = self
-            .targets
-            .iter()
-            .map(|(name, _)| self.dependency(name))
-            .collect();
-        let instances = (0..self.shops.len())
-            .map(|i| InstanceSnapshot {
-                lanes: self
-                    .targets
-                    .iter()
-                    .map(|(name, _)| self.lane(i, name, &waiting))
-                    .collect(),
-            })
-            .collect();
-        let transitions: Vec<Option<Vec<String>>> = (0..self.shops.len())
-            .map(|i| {
-                self.asked(i, || self.shops[i].transitions())
-                    .map(|list| list.iter().map(ToString::to_string).collect())
-            })
-            .collect();
-        let journal = wire::journal(&mut self.seen, &mut self.journal, &transitions);
+        // The journal is written while the world is asked: it is lent out meanwhile.
+        let mut seen = std::mem::take(&mut self.seen);
+        let mut journal = std::mem::take(&mut self.journal);
+        let asking = Asking {
+            world: self,
+            waiting: &waiting,
+        };
+        let observation = observing::observe(&asking, |transitions| {
+            wire::journal(&mut seen, &mut journal, transitions)
+        });
+        self.seen = seen;
+        self.journal = journal;
         StepRecord {
             step,
             at_ms,
             requests,
-            observation: Observation {
-                dependencies,
-                instances,
-                transitions,
-                journal,
-            },
+            observation,
         }
-    }
-
-    fn dependency(&self, name: &str) -> DependencySnapshot {
-        let stats = self
-            .dependencies
-            .get(name)
-            .map(|d| d.stats())
-            .unwrap_or_default();
-        DependencySnapshot {
-            name: name.to_owned(),
-            calls: stats.calls,
-            in_flight: stats.in_flight,
-            peak: stats.peak_in_flight,
-            answered: stats
-                .answered
-                .iter()
-                .map(|(answer, n)| (answer.to_string(), *n))
-                .collect(),
-        }
-    }
-
-    fn lane(&self, instance: usize, name: &str, waiting: &BTreeMap<u64, Waiting>) -> LaneSnapshot {
-        let shop = &self.shops[instance];
-        let state = self
-            .asked(instance, || shop.circuit_state(name))
-            .flatten()
-            .map(|s| s.as_str().to_owned());
-        let metrics = self
-            .asked(instance, || shop.metrics(name))
-            .flatten()
-            .map(|m| {
-                wire::metric_counts([
-                    m.timeout,
-                    m.no_capacity,
-                    m.queue_expired,
-                    m.circuit_open,
-                    m.no_tariff,
-                ])
-            });
-        let waiting = self
-            .sent
-            .iter()
-            .filter(|(_, i, target)| *i == instance && target == name)
-            .filter_map(|(id, _, _)| waiting.get(id).map(|why| why.as_str()));
-        LaneSnapshot::new(name, state, metrics, waiting)
     }
 
     /// Asks instance `instance` something, as the grader acting for that instance (the
@@ -129,5 +72,58 @@ impl World {
             trace::note("lane", 0, "");
         }
         answer
+    }
+}
+
+/// The world as an observation asks it, with the requests that wait on the clock now.
+struct Asking<'a> {
+    world: &'a World,
+    waiting: &'a BTreeMap<u64, Waiting>,
+}
+
+impl Shops for Asking<'_> {
+    fn names(&self) -> Vec<&str> {
+        let targets = self.world.targets.iter();
+        targets.map(|(name, _)| name.as_str()).collect()
+    }
+
+    fn instances(&self) -> usize {
+        self.world.shops.len()
+    }
+
+    fn dependency(&self, name: &str) -> DependencySnapshot {
+        let stats = self
+            .world
+            .dependencies
+            .get(name)
+            .map(|d| d.stats())
+            .unwrap_or_default();
+        let counts = (stats.calls, stats.in_flight, stats.peak_in_flight);
+        observing::counters(name, counts, stats.answered)
+    }
+
+    fn state(&self, instance: usize, name: &str) -> Option<String> {
+        let shop = &self.world.shops[instance];
+        let state = self.world.asked(instance, || shop.circuit_state(name));
+        state.flatten().map(|s| s.as_str().to_owned())
+    }
+
+    fn metrics(&self, instance: usize, name: &str) -> Option<[u64; 5]> {
+        let shop = &self.world.shops[instance];
+        let metrics = self.world.asked(instance, || shop.metrics(name)).flatten();
+        metrics.as_ref().map(metric_values)
+    }
+
+    fn transitions(&self, instance: usize) -> Option<Vec<String>> {
+        let shop = &self.world.shops[instance];
+        let list = self.world.asked(instance, || shop.transitions());
+        list.map(|list| records(&list))
+    }
+
+    fn waiting(&self, instance: usize, name: &str) -> Vec<&'static str> {
+        let sent = self.world.sent.iter();
+        sent.filter(|(_, i, target)| *i == instance && target == name)
+            .filter_map(|(id, _, _)| self.waiting.get(id).map(|why| why.as_str()))
+            .collect()
     }
 }

@@ -15,7 +15,7 @@ use std::time::Duration;
 use fixture_dependencies::outcomes::{browse_words, checkout_words, layered};
 use fixture_dependencies::{ScriptedDependencies, ScriptedDependency};
 use fixture_script::{Activity, Behaviour};
-use lab6_harness::wire::{Action, Settings};
+use lab6_harness::wire::{self, Action, Settings};
 use race_explore::output::{self, Event, push, push_step, set_step};
 use race_explore::requests::Requests;
 use race_std::sync::Arc;
@@ -68,14 +68,6 @@ fn limits(s: &Settings) -> Limits {
     }
 }
 
-/// The shop instance an action uses (from 1), if it uses one.
-fn instance_of(action: &Action) -> u32 {
-    match action {
-        Action::Send { instance, .. } | Action::SendConcurrent { instance, .. } => *instance,
-        _ => 1,
-    }
-}
-
 /// Runs the plan once, on the schedule the explorer is choosing now. The events (steps,
 /// panics) go to the schedule's buffer.
 pub fn run(plan: &Plan, build: BuildShop) {
@@ -84,18 +76,8 @@ pub fn run(plan: &Plan, build: BuildShop) {
     let bell = activity.clone();
     let clock = FakeClock::with_observer(move || bell.bump());
     let dependencies = ScriptedDependencies::new(&activity);
-    let targets: Vec<(String, Settings)> = plan
-        .targets
-        .iter()
-        .map(|t| (t.name.clone(), t.settings))
-        .collect();
-    let instances = plan
-        .actions
-        .iter()
-        .map(instance_of)
-        .max()
-        .unwrap_or(1)
-        .max(1) as usize;
+    let targets = wire::targets(&plan.targets);
+    let instances = wire::instances(&plan.actions);
     let threads = Threads::default();
     let mut lanes = Vec::new();
     let mut shops: Vec<Arc<dyn ShopUnderTest>> = Vec::new();
