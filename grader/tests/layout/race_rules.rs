@@ -31,6 +31,10 @@ struct Function {
     property_parameter: Option<usize>,
     /// What it calls: (name, the string literal at each argument position, where).
     calls: Vec<(String, Vec<Option<String>>, String)>,
+    /// Its own parameters it passes on: (the function called, the argument position, the
+    /// position of the parameter among its own). A function that passes a parameter on
+    /// to another's property parameter reports, through it, what its callers pass.
+    forwards: Vec<(String, usize, usize)>,
 }
 
 /// The functions of one crate's `src`, by name (functions of the same name merged), and
@@ -183,6 +187,7 @@ fn items(tokens: &[TokenTree], shown: &str, krate: &mut Crate) {
                 known.noun_templates.extend(f.noun_templates);
                 known.property_parameter = known.property_parameter.or(f.property_parameter);
                 known.calls.extend(f.calls);
+                known.forwards.extend(f.forwards);
                 items(&body, shown, krate);
                 i += 2 + b + 1;
                 continue;
@@ -235,13 +240,22 @@ fn function_body(
             && (i == 0 || ident(tokens.get(i - 1)).as_deref() != Some("fn"))
             && let Some(args) = group(tokens.get(i + 1), Delimiter::Parenthesis)
         {
-            let literals = split_commas(&args)
+            let args = split_commas(&args);
+            let literals = args
                 .iter()
                 .map(|a| match a.as_slice() {
                     [one] => string(one),
                     _ => None,
                 })
                 .collect();
+            for (at, a) in args.iter().enumerate() {
+                if let [one] = a.as_slice()
+                    && let Some(own) =
+                        ident(Some(one)).and_then(|v| params.iter().position(|n| *n == v))
+                {
+                    f.forwards.push((called.clone(), at, own));
+                }
+            }
             f.calls.push((called, literals, place(shown, t)));
         }
         if let Some(TokenTree::Group(g)) = Some(t) {
@@ -256,12 +270,36 @@ fn function_body(
 fn reported(lab: &Crate, shared: &Crate) -> BTreeMap<String, String> {
     let noun = lab.noun.clone().unwrap_or_else(|| "request".to_owned());
     let mut out = BTreeMap::new();
-    let parameterised = |name: &str| {
+    let known = |name: &str| {
         lab.functions
             .get(name)
             .or_else(|| shared.functions.get(name))
-            .and_then(|f| f.property_parameter)
     };
+    // Which parameter of each function names the property it reports: its own
+    // `property:`, or one it passes on to such a parameter of another, to any depth.
+    let mut parameter: BTreeMap<&str, usize> = lab
+        .functions
+        .iter()
+        .chain(&shared.functions)
+        .filter_map(|(name, f)| Some((name.as_str(), f.property_parameter?)))
+        .collect();
+    loop {
+        let before = parameter.len();
+        for (name, f) in lab.functions.iter().chain(&shared.functions) {
+            if parameter.contains_key(name.as_str()) {
+                continue;
+            }
+            if let Some((_, _, own)) = f.forwards.iter().find(|(called, at, _)| {
+                known(called).is_some() && parameter.get(called.as_str()) == Some(at)
+            }) {
+                parameter.insert(name, *own);
+            }
+        }
+        if parameter.len() == before {
+            break;
+        }
+    }
+    let parameterised = |name: &str| parameter.get(name).copied();
     let own = |f: &Function, out: &mut BTreeMap<String, String>| {
         for (word, at) in &f.properties {
             out.entry(word.clone()).or_insert_with(|| at.clone());
