@@ -323,11 +323,10 @@ fn audit_draft(draft: &Path, mutant: &str) -> Output {
         .expect("run the grader")
 }
 
-/// `wait_from_first_failure` breaks a rule no scenario of its `caught_by` names, so its
-/// report must start at a scenario its `caught_by` names: today
-/// `sm_wait_counts_from_the_opening_failure` step 10. A copy of that scenario whose file
-/// sorts first would take its place once published, and `caught_by` does not name the
-/// copy: the draft's audit says so, and what to write.
+/// `wait_from_first_failure` starts at `sm_wait_counts_from_the_opening_failure` step 10,
+/// naming its rule (`trial_after_the_wait`). A copy of that scenario whose file sorts first
+/// would take its place once published: the draft's audit says so, and, since the copy
+/// names the same rule for that step, asks for nothing in `caught_by`.
 #[test]
 fn a_draft_audit_says_what_publishing_would_change_and_what_to_write_in_caught_by() {
     let dir = tempfile::tempdir().expect("a temporary folder");
@@ -342,9 +341,10 @@ fn a_draft_audit_says_what_publishing_would_change_and_what_to_write_in_caught_b
         "{out}"
     );
     assert!(
-        out.contains("When you publish them (the whole audit fails otherwise):\n  - add \"sm_a_wait_counted_again\" to caught_by in labs/lab4/mutants/wait_from_first_failure.json as you publish sm_a_wait_counted_again"),
+        out.contains("1. wait_from_first_failure  sm_a_wait_counted_again step 10 (rule trial_after_the_wait)"),
         "{out}"
     );
+    assert!(!out.contains("When you publish"), "{out}");
 
     // The same copy sorted after the scenario changes nothing: no note, the audit passes.
     let last = draft_copy(dir.path(), source, "sm_z_wait_counted_again");

@@ -263,7 +263,11 @@ fn check(command: &str, status: i32, o: &Output) {
             "{t}"
         );
         // What publishing it would change and what to do then, as the doc shows them.
-        for head in ["If the drafts were published", "When you publish them"] {
+        assert!(
+            !out(o).contains("When you publish them"),
+            "the draft names the mutant's rule, so nothing is asked:\n{t}"
+        );
+        for head in ["If the drafts were published"] {
             let shown = between(DOC, &format!("```text\n{head}"), "```").expect("the doc shows it");
             assert!(
                 out(o).contains(&format!("{head}{shown}")),
