@@ -20,7 +20,7 @@ fn the_shipped_kit_is_valid() {
     ----- stdout -----
     lab4: 56 scenarios (47 visible, 9 hidden) and 40 generated scenarios graded in CI, 276 points, 38 mutants, 5 alternatives: all valid
     lab5: 76 scenarios (60 visible, 16 hidden) and 40 generated scenarios graded in CI, 390 points, 60 mutants, 2 alternatives: all valid
-    lab6: 58 scenarios (42 visible, 16 hidden) and 40 generated scenarios graded in CI, 312 points, 45 mutants, 3 alternatives: all valid
+    lab6: 60 scenarios (43 visible, 17 hidden) and 40 generated scenarios graded in CI, 319 points, 46 mutants, 3 alternatives: all valid
     ----- stderr -----
     ");
 }
