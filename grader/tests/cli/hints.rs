@@ -272,7 +272,10 @@ fn a_step_that_checks_several_counts_names_the_rule_of_the_one_that_differs() {
         let sub = mutant("lab6", name);
         let report = check("lab6", &sub, &["--scenario", scenario]);
         let lead = start_here(&report);
-        assert!(lead.contains(&format!("{scenario}, step 9")), "{name}: {lead}");
+        assert!(
+            lead.contains(&format!("{scenario}, step 9")),
+            "{name}: {lead}"
+        );
         assert!(lead.contains(rule), "{name}: {lead}");
     }
 }
