@@ -210,17 +210,22 @@ fn one_call_is_one_call() {
     assert!(!failed.contains("expected: 1 calls"), "{failed}");
 }
 
-/// `grader explain` says which rule a scenario is about and which rules its other steps
-/// check.
-#[test]
-fn explain_says_the_rule_of_the_scenario_and_of_its_steps() {
+/// What `grader explain <lab> <scenario>` prints.
+fn explain(lab: &str, scenario: &str) -> String {
     let output = grader()
-        .args(["explain", "lab4", "ho_single_trial_under_concurrency"])
+        .args(["explain", lab, scenario])
         .assert()
         .success()
         .get_output()
         .clone();
-    let text = stdout(&output);
+    stdout(&output)
+}
+
+/// `grader explain` says which rule a scenario is about and which rules its other steps
+/// check.
+#[test]
+fn explain_says_the_rule_of_the_scenario_and_of_its_steps() {
+    let text = explain("lab4", "ho_single_trial_under_concurrency");
     assert!(
         text.contains(
             "The rule it is about (single_trial): HALF_OPEN lets exactly one trial through"
@@ -236,13 +241,7 @@ fn explain_says_the_rule_of_the_scenario_and_of_its_steps() {
         "{text}"
     );
     assert!(text.contains("when E904 is seen there"), "{text}");
-    let output = grader()
-        .args(["explain", "lab6", "qu_oldest_waiter_gets_the_freed_slot"])
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    let text = stdout(&output);
+    let text = explain("lab6", "qu_oldest_waiter_gets_the_freed_slot");
     assert!(
         text.contains("Step 9 also checks queued_requests_wake"),
         "{text}"
