@@ -69,6 +69,12 @@ pub fn draft(seed: u64, defaults: &[TargetPlan<Settings>]) -> Draft {
         steps: Vec::new(),
         requests: 0,
     };
+    // Requests woken at the same moment go on in the order the scenario sets: the rules
+    // decide who gets a freed slot (the oldest queued request), not which thread runs
+    // first, so either order must give the same outcomes.
+    if g.dice.chance(40) {
+        g.steps.push(json!({"wake_order": "newest_first"}));
+    }
     if edge {
         g.retry_story(0, 1, false);
     }
@@ -356,9 +362,17 @@ impl Drawing {
         self.advance_by(ms);
     }
 
-    /// The end of a circuit's wait, then probes that may be held, fail or succeed.
+    /// Sometimes failures enough to open the circuit first; then the end of its wait, and
+    /// probes that may be held, fail, succeed or be answered without a tariff (an answer
+    /// all the same).
     fn probe_round(&mut self, d: usize) {
         let s = self.deps[d].s;
+        if self.dice.chance(40) && !self.deps[d].holding {
+            let failure = *self.dice.pick(&["unavailable", "refused"]);
+            self.script(d, failure);
+            let count = s.minimum_calls.max(1);
+            self.send(d, count, 1);
+        }
         let from = *self
             .dice
             .pick(&[s.open_for_ms, s.open_for_ms + s.budget_ms]);
@@ -366,10 +380,10 @@ impl Drawing {
             .moments
             .toward(&mut self.dice, &self.deps[d].name, from);
         self.advance_by(ms);
-        let answer = if self.dice.chance(30) {
-            "hold".to_owned()
-        } else {
-            answer(&mut self.dice)
+        let answer = match self.dice.below(10) {
+            0..=2 => "hold".to_owned(),
+            3 | 4 => "no_tariff".to_owned(),
+            _ => answer(&mut self.dice),
         };
         self.script(d, &answer);
         let count = self.dice.range(1, s.probes + 2);
@@ -653,5 +667,49 @@ mod tests {
                 assert!(s.backoff_ms >= 1, "seed {seed} {name}: a pause of 0 races");
             }
         }
+    }
+
+    /// Whether a draft wakes the newest first and releases a held call while requests may
+    /// queue behind it; and whether it answers probes without a tariff (a no_tariff
+    /// script after a failing send and a clock advance to the same dependency).
+    fn newest_first_and_no_tariff_probes(draft: &Draft) -> (bool, bool) {
+        let newest = draft
+            .steps
+            .iter()
+            .any(|s| s.get("wake_order") == Some(&json!("newest_first")));
+        let released = draft.steps.iter().any(|s| s.get("release").is_some());
+        let (mut failed, mut waited, mut probed) = (false, false, false);
+        let mut answer = "ok";
+        for step in &draft.steps {
+            if let Some(a) = step.pointer("/script/answer").and_then(Value::as_str) {
+                answer = a;
+                probed |= a == "no_tariff" && failed && waited;
+            } else if step.get("send").is_some() {
+                failed |= ["unavailable", "refused", "panic"].contains(&answer);
+                waited = false;
+            } else if step.get("advance").is_some() {
+                waited = true;
+            }
+        }
+        (newest && released, probed)
+    }
+
+    #[test]
+    fn ci_seeds_wake_the_newest_first_and_answer_probes_without_a_tariff() {
+        let d = defaults();
+        let (mut newest, mut probes) = (0, 0);
+        for seed in 61409..61409 + 40 {
+            let (n, p) = newest_first_and_no_tariff_probes(&draft(seed, &d));
+            newest += usize::from(n);
+            probes += usize::from(p);
+        }
+        assert!(
+            newest >= 8,
+            "{newest} of 40 wake the newest first and release a call"
+        );
+        assert!(
+            probes >= 8,
+            "{probes} of 40 answer a probe without a tariff"
+        );
     }
 }
