@@ -9,6 +9,10 @@
 //! clients), holds calls and releases them later, after the circuit may have opened and
 //! closed again, and moves the clock to just before, at and just after the moment an
 //! outcome ages out or a wait ends, measured from the moments messages were answered.
+//! Some drafts start with a whole outage and recovery while every circuit is CLOSED: a
+//! message held from before it and answered after the circuit closed again, or the
+//! round's last probe held across a clock advance. A third of the flows sit their rate
+//! just above a share their minimum sample can hold (67 % over 2 of 3).
 //! Concurrent sends go only to an endpoint that holds calls, as the lab's checks demand:
 //! nothing drawn depends on thread timing.
 

@@ -7,7 +7,9 @@
 //! crashing clients), holds calls so that requests queue, expire and time out, releases
 //! them later, sends to several shop instances and through layers, and moves the clock to
 //! one millisecond before, at and after the moments a queue wait, a budget, a pause or a
-//! circuit's wait ends, measured from when requests were sent. Concurrent sends go only
+//! circuit's wait ends, measured from when requests were sent. Some drafts wake requests
+//! due at the same moment newest first (the harness's `wake_order`): who gets a freed
+//! slot is the rules' choice, not the scheduler's. Concurrent sends go only
 //! to a dependency that holds calls, and backoffs stay above 0 so that every retry waits
 //! on the fake clock: nothing drawn depends on thread timing.
 
