@@ -477,15 +477,24 @@ impl Drawing {
         self.script(f, Some(answer));
         let first = self.dice.range(1, s.minimum_calls.saturating_sub(1).max(1));
         self.send(f, first);
-        let ms = if self.dice.chance(50) {
-            max_age
-        } else {
-            self.dice.near(max_age)
+        // One millisecond short of max_age (the old outcomes still count, whatever part
+        // of a second max_age has), at it (they are gone), or near it.
+        let ms = match self.dice.below(3) {
+            0 => max_age.saturating_sub(1),
+            1 => max_age,
+            _ => self.dice.near(max_age),
         };
         self.advance_by(ms.max(1));
-        let answer = burst_answer(&mut self.dice);
+        // Most often failures just enough to reach the sample with the old ones: the
+        // circuit opens exactly when they still count.
+        let (answer, count) = if self.dice.chance(60) {
+            let count = s.minimum_calls.saturating_sub(first).max(1);
+            (failure_answer(&mut self.dice), count)
+        } else {
+            let count = self.dice.range(1, s.minimum_calls.max(1));
+            (burst_answer(&mut self.dice), count)
+        };
         self.script(f, Some(answer));
-        let count = self.dice.range(1, s.minimum_calls.max(1));
         self.send(f, count);
     }
 

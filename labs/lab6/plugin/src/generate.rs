@@ -62,6 +62,20 @@ pub fn draft(seed: u64, defaults: &[TargetPlan<Settings>]) -> Draft {
         let changed = overrides(s, &defaults[0].settings);
         targets.insert(deps[0].name.clone(), changed);
     }
+    // Some drafts start by queueing two requests at different moments behind full slots
+    // and freeing one slot: it goes to the older, and the younger leaves the queue only
+    // at its own deadline. Most of those wake requests newest first as well.
+    let newest_first = dice.chance(40);
+    let queue = dice.chance(if newest_first { 70 } else { 20 });
+    if queue {
+        let s = &mut deps[0].s;
+        s.max_queued = s.max_queued.max(2);
+        if s.max_queue_wait_ms < 3 {
+            s.max_queue_wait_ms = dice.millis(3, 60);
+        }
+        let changed = overrides(s, &defaults[0].settings);
+        targets.insert(deps[0].name.clone(), changed);
+    }
     let instances = *dice.weighted(&[(6, 1), (2, 2), (1, 3)]);
     let mut g = Drawing {
         dice,
@@ -74,8 +88,11 @@ pub fn draft(seed: u64, defaults: &[TargetPlan<Settings>]) -> Draft {
     // Requests woken at the same moment go on in the order the scenario sets: the rules
     // decide who gets a freed slot (the oldest queued request), not which thread runs
     // first, so either order must give the same outcomes.
-    if g.dice.chance(40) {
+    if newest_first {
         g.steps.push(json!({"wake_order": "newest_first"}));
+    }
+    if queue {
+        g.queue_story(0);
     }
     if edge {
         g.retry_story(0, 1, false);
@@ -334,8 +351,13 @@ impl Drawing {
         if !self.deps[d].holding {
             self.script(d, "hold");
         }
-        let name = self.deps[d].name.clone();
         let answer = release_answer(&mut self.dice);
+        self.release_with(d, &answer);
+    }
+
+    /// Answers the oldest held call of dependency `d` with `answer`.
+    fn release_with(&mut self, d: usize, answer: &str) {
+        let name = self.deps[d].name.clone();
         self.steps
             .push(json!({"release": {"target": name, "count": 1, "answer": answer}}));
         self.deps[d].held = self.deps[d].held.saturating_sub(1);
@@ -361,6 +383,24 @@ impl Drawing {
             self.moments
                 .toward(&mut self.dice, &self.deps[d].name, d_ms.max(1))
         };
+        self.advance_by(ms);
+    }
+
+    /// Every slot of dependency `d` taken by held calls, a request queued, a second one
+    /// queued a little later, a slot freed: the clock then to one millisecond before, at
+    /// or after the moment the first one's wait would end.
+    fn queue_story(&mut self, d: usize) {
+        let s = self.deps[d].s;
+        self.script(d, "hold");
+        self.send(d, s.max_active + 1, 1);
+        let gap = self.dice.range(1, s.max_queue_wait_ms - 2);
+        self.advance_by(gap);
+        self.send(d, 1, 1);
+        // Answered with something that does not retry: a retry could meet the queue's
+        // deadline at the same instant.
+        let answer = *self.dice.pick(&["ok", "no_tariff"]);
+        self.release_with(d, answer);
+        let ms = self.dice.near(s.max_queue_wait_ms - gap);
         self.advance_by(ms);
     }
 
@@ -671,16 +711,17 @@ mod tests {
         }
     }
 
-    /// Whether a draft wakes the newest first and releases a held call while requests may
-    /// queue behind it; and whether it answers probes without a tariff (a no_tariff
-    /// script after a failing send and a clock advance to the same dependency).
+    /// Whether a draft wakes the newest first and frees a slot while requests sent at
+    /// different moments may queue behind held calls; and whether it answers probes
+    /// without a tariff (a no_tariff script after a failing send and a clock advance).
     fn newest_first_and_no_tariff_probes(draft: &Draft) -> (bool, bool) {
         let newest = draft
             .steps
             .iter()
             .any(|s| s.get("wake_order") == Some(&json!("newest_first")));
-        let released = draft.steps.iter().any(|s| s.get("release").is_some());
         let (mut failed, mut waited, mut probed) = (false, false, false);
+        // Sends while holding, and whether the clock moved between two of them.
+        let (mut held_sends, mut moved, mut apart, mut freed) = (0, false, false, false);
         let mut answer = "ok";
         for step in &draft.steps {
             if let Some(a) = step.pointer("/script/answer").and_then(Value::as_str) {
@@ -689,11 +730,18 @@ mod tests {
             } else if step.get("send").is_some() {
                 failed |= ["unavailable", "refused", "panic"].contains(&answer);
                 waited = false;
+                if answer == "hold" {
+                    apart |= moved && step.pointer("/send/count").is_none();
+                    held_sends += 1;
+                }
             } else if step.get("advance").is_some() {
                 waited = true;
+                moved |= held_sends > 0;
+            } else if step.get("release").is_some() {
+                freed |= apart;
             }
         }
-        (newest && released, probed)
+        (newest && freed, probed)
     }
 
     #[test]
@@ -707,7 +755,7 @@ mod tests {
         }
         assert!(
             newest >= 8,
-            "{newest} of 40 wake the newest first and release a call"
+            "{newest} of 40 wake the newest first and free a slot for requests queued apart"
         );
         assert!(
             probes >= 8,
