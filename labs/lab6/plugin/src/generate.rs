@@ -215,7 +215,7 @@ impl Drawing {
         if self.dice.chance(50) {
             for d in 0..self.deps.len() {
                 for _ in 0..self.deps[d].held.min(3) {
-                    if self.steps.len() < MAX_STEPS + 3 {
+                    if self.steps.len() <= MAX_STEPS {
                         self.release(d);
                     }
                 }
@@ -232,6 +232,12 @@ impl Drawing {
     }
 
     fn script(&mut self, d: usize, answer: &str) {
+        // A retry still due would be held, and could queue: first the clock past every
+        // retry (see [`Drawing::keep_apart`]).
+        let until = self.deps[d].retries_until;
+        if answer == "hold" && until > self.moments.now {
+            self.advance_by(until - self.moments.now);
+        }
         self.deps[d].holding = answer == "hold";
         self.deps[d].answer = answer.to_owned();
         let name = self.deps[d].name.clone();
