@@ -2,15 +2,13 @@
 //!
 //! The scenarios that need only the lab's harness can start as soon as it is linked,
 //! while cargo still builds the race harness: a [`Queue`] hands them out first and holds
-//! the race checks back until the race harness is there ([`Queue::race_built`]). Once it
-//! is, and once one of the other scenarios has ended (a probe: correct code ends it in
-//! milliseconds, code that never ends teaches the race checks a shorter CPU limit), the
-//! race checks go first, as each takes many times longer than any other scenario: with
-//! more workers than race checks, started last they would finish alone while the other
-//! workers sat idle (with 2 workers, the order measured neither faster nor slower).
-//! Every scenario runs in its own process, so the order in which they start changes no
-//! verdict, and the results keep the scenarios' own order. What a scenario shows of code
-//! that never ends cuts the real-time limits of those that start after it ([`lessons`]).
+//! the race checks back until the race harness is there ([`Queue::race_built`]) and every
+//! other scenario has started. So the ordinary scenarios' verdicts are in first, in the
+//! time they take alone, and on a terminal a line says so while the race checks, each
+//! many times longer than any other scenario, still run ([`first_verdicts`]); what the
+//! other scenarios show of code that never ends has cut the race checks' limits by then
+//! ([`lessons`]). Every scenario runs in its own process, so the order in which they start
+//! changes no verdict, and the results keep the scenarios' own order.
 
 mod lessons;
 
@@ -23,7 +21,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use super::{RunOptions, Selection, run_one};
 use crate::build::{Harness, Race, Subject};
 use crate::error::Error;
-use crate::report::ScenarioResult;
+use crate::report::{ScenarioResult, Status};
 use crate::scenario::Scenario;
 use lessons::Lessons;
 
@@ -111,9 +109,9 @@ impl Queue {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// The next scenario to run, waiting for the race harness (and for the first other
-    /// scenario to end) when only race checks are left; `None` when none is left or the
-    /// grading stopped.
+    /// The next scenario to run: the others before the race checks; when only race checks
+    /// are left, waiting for the race harness and for the first other scenario to end.
+    /// `None` when none is left or the grading stopped.
     fn next(&self) -> Option<Job> {
         let mut state = self.lock();
         loop {
@@ -123,8 +121,8 @@ impl Queue {
             let probed = state.probed;
             let job = match (&state.race, left(true), left(false)) {
                 (Pending::Stopped, _, _) => return None,
-                (Pending::Ready(race), Some(i), _) if probed => Job::Race(i, race.clone()),
                 (_, _, Some(i)) => Job::Plain(i),
+                (Pending::Ready(race), Some(i), None) if probed => Job::Race(i, race.clone()),
                 (_, Some(_), None) => {
                     state = self
                         .changed
@@ -202,12 +200,78 @@ pub fn run(
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
         // Ends when every worker has ended, however many scenarios ran.
+        let mut told = false;
         while done_rx.recv().is_ok() {
             bar.inc(1);
+            if !told && let Ok(all) = results.lock() {
+                if let Some(line) = first_verdicts(scenarios, &all) {
+                    bar.println(line);
+                    told = true;
+                }
+            }
         }
         bar.finish_and_clear();
     });
     results.into_inner().unwrap_or_default()
+}
+
+/// Once every scenario but the race checks has a result and a race check has none: a
+/// line that gives those verdicts while the race checks run (shown on a terminal only,
+/// above the progress count). The report that follows is the same either way.
+fn first_verdicts(
+    scenarios: &[Scenario],
+    results: &[Option<Result<ScenarioResult, Error>>],
+) -> Option<String> {
+    let done = |i: usize| results.get(i).is_some_and(Option::is_some);
+    let races = (0..scenarios.len()).filter(|&i| scenarios[i].race);
+    let running = races.filter(|&i| !done(i)).count();
+    let plain: Vec<usize> = (0..scenarios.len())
+        .filter(|&i| !scenarios[i].race)
+        .collect();
+    if running == 0 || plain.is_empty() || !plain.iter().all(|&i| done(i)) {
+        return None;
+    }
+    let mut points = (0, 0);
+    let mut failed = Vec::new();
+    for &i in &plain {
+        match results.get(i) {
+            Some(Some(Ok(r))) => {
+                points.0 += r.score;
+                points.1 += r.max_score;
+                if r.status != Status::Passed {
+                    failed.push(r.name.as_str());
+                }
+            }
+            _ => failed.push(scenarios[i].name.as_str()),
+        }
+    }
+    let checks = if running == 1 {
+        "race check"
+    } else {
+        "race checks"
+    };
+    let verdict = match failed.as_slice() {
+        [] => format!("all {} passed", plain.len()),
+        some => {
+            let shown: Vec<&str> = some.iter().take(3).copied().collect();
+            let more = some.len() - shown.len();
+            let more = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            format!(
+                "{} of {} passed; not passed: {}{more}",
+                plain.len() - some.len(),
+                plain.len(),
+                shown.join(", ")
+            )
+        }
+    };
+    Some(format!(
+        "  first verdicts: scenarios {verdict} ({} of {} points); {running} {checks} still running, the report follows when they end",
+        points.0, points.1
+    ))
 }
 
 #[cfg(test)]
@@ -240,9 +304,10 @@ mod tests {
         let queue = Queue::of(vec![false, true, false, true], Some(race()));
         assert_eq!(queue.next(), Some(Job::Plain(0)));
         queue.ended(0);
+        // The other scenarios go before the race checks, whose verdicts come last.
         assert_eq!(
             all(&queue),
-            [Job::Race(1, race()), Job::Race(3, race()), Job::Plain(2)]
+            [Job::Plain(2), Job::Race(1, race()), Job::Race(3, race())]
         );
         // Race checks alone need no probe.
         let queue = Queue::of(vec![true, true], Some(race()));
@@ -285,5 +350,69 @@ mod tests {
             queue.race_built(None);
             assert_eq!(waiting.join().ok().flatten(), None);
         });
+    }
+
+    #[test]
+    fn the_first_verdicts_are_told_once_every_other_scenario_is_in_and_a_race_check_is_not() {
+        let kit = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let labs = crate::labs::registered();
+        let lab = crate::lab::Lab::load(&labs, &kit, "lab4").expect("lab 4 loads");
+        let selection = crate::grade::select(&lab, false, &[]).expect("its scenarios");
+        let scenarios = &selection.scenarios;
+        assert!(scenarios.iter().any(|s| s.race) && scenarios.iter().any(|s| !s.race));
+        let passed = |i: usize| {
+            let mut r = super::super::not_compiled(&selection).swap_remove(i);
+            r.status = Status::Passed;
+            r.score = r.max_score;
+            Some(Ok(r))
+        };
+        let mut results: Vec<Option<Result<ScenarioResult, Error>>> =
+            (0..scenarios.len()).map(|_| None).collect();
+        let plain: Vec<usize> = (0..scenarios.len())
+            .filter(|&i| !scenarios[i].race)
+            .collect();
+        let (last, others) = plain.split_last().expect("ordinary scenarios");
+        for &i in others {
+            results[i] = passed(i);
+        }
+        assert_eq!(
+            first_verdicts(scenarios, &results),
+            None,
+            "one is still running"
+        );
+        results[*last] = passed(*last);
+        let total: u32 = plain.iter().map(|&i| scenarios[i].points).sum();
+        let races = scenarios.iter().filter(|s| s.race).count();
+        assert_eq!(
+            first_verdicts(scenarios, &results).as_deref(),
+            Some(
+                format!(
+                    "  first verdicts: scenarios all {} passed ({total} of {total} points); {races} race checks still running, the report follows when they end",
+                    plain.len()
+                )
+                .as_str()
+            )
+        );
+        // A failure is named; once the race checks are in too, nothing is told early.
+        let mut failing = passed(*last);
+        if let Some(Ok(r)) = &mut failing {
+            r.status = Status::Failed;
+            r.score = 0;
+        }
+        results[*last] = failing;
+        let line = first_verdicts(scenarios, &results).expect("a line");
+        assert!(
+            line.contains(&format!(
+                "{} of {} passed; not passed: {}",
+                plain.len() - 1,
+                plain.len(),
+                scenarios[*last].name
+            )),
+            "{line}"
+        );
+        for i in (0..scenarios.len()).filter(|&i| scenarios[i].race) {
+            results[i] = passed(i);
+        }
+        assert_eq!(first_verdicts(scenarios, &results), None);
     }
 }

@@ -131,7 +131,10 @@ pub fn pointers(scenario: &Scenario, failure: &Failure) -> Vec<Pointer> {
         }
     };
     for c in &scenario.checks {
-        let seen = c.seen.as_deref().is_none_or(|w| symptom.seen(w));
+        let seen = c.seen.as_deref().is_none_or(|w| symptom.seen(w))
+            && c.instead_of
+                .as_deref()
+                .is_none_or(|w| symptom.instead_of(w));
         if c.steps.contains(&step) && seen && scenario.rules.get(&c.rule).is_some() {
             push(&c.rule, true);
         }

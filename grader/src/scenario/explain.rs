@@ -99,9 +99,13 @@ pub fn explain(lab: &Lab, s: &Scenario) -> String {
             if steps.len() == 1 { "s" } else { "" },
             rule.id,
             rule.rule,
-            match &c.seen {
-                Some(word) => format!(", when {word} is seen there"),
-                None => String::new(),
+            match (&c.seen, &c.instead_of) {
+                (Some(seen), Some(missing)) => {
+                    format!(", when {seen} is seen there instead of {missing}")
+                }
+                (Some(word), None) => format!(", when {word} is seen there"),
+                (None, Some(word)) => format!(", when {word} is expected there and not seen"),
+                (None, None) => String::new(),
             }
         );
     }

@@ -86,7 +86,8 @@ pub struct ScenarioFile<'a> {
     /// Other rules of the lab that some steps check (the scene a scenario sets usually
     /// rests on other rules): a failure at one of these steps points at that rule. Read
     /// in order, before the scenario's own `rule`: the first that covers the failing
-    /// step, and whose `seen` (when given) was observed there, is the step's rule.
+    /// step, and whose `seen` and `instead_of` (when given) match what differed there, is
+    /// the step's rule.
     #[serde(default)]
     pub checks: Vec<Check>,
     /// Settings that differ from the lab's defaults, per target.
@@ -116,6 +117,12 @@ pub struct Check {
     #[serde(default)]
     #[schemars(length(min = 1))]
     pub seen: Option<String>,
+    /// Only when the step expected this word and did not observe it (a count's noun
+    /// such as `calls` or `queued`, an outcome such as `OK`): for a step that checks
+    /// several things at once, the one whose difference shows this rule broken.
+    #[serde(default)]
+    #[schemars(length(min = 1))]
+    pub instead_of: Option<String>,
 }
 
 /// Whether students can run a scenario themselves.

@@ -16,6 +16,8 @@ pub struct StepRule {
     pub steps: Vec<usize>,
     /// Only when the step observed this word and did not expect it.
     pub seen: Option<String>,
+    /// Only when the step expected this word and did not observe it.
+    pub instead_of: Option<String>,
 }
 
 /// The `checks` of a scenario file, as the judge reads them.
@@ -26,6 +28,7 @@ pub fn step_rules(file: &ScenarioFile<'_>) -> Vec<StepRule> {
             rule: c.rule.clone(),
             steps: c.steps.iter().map(|s| *s as usize).collect(),
             seen: c.seen.clone(),
+            instead_of: c.instead_of.clone(),
         })
         .collect()
 }
@@ -134,6 +137,13 @@ pub fn problems(lab: &Lab, parsed: &Parsed<'_>, file: &ScenarioFile<'_>) -> Vec<
                 source
                     .at(at, format!("the check of rule `{}` has an empty `seen`", c.rule))
                     .help("name a word the step observes when this rule is broken, or leave `seen` out"),
+            );
+        }
+        if c.instead_of.as_deref().is_some_and(|w| w.trim().is_empty()) {
+            problems.push(
+                source
+                    .at(at, format!("the check of rule `{}` has an empty `instead_of`", c.rule))
+                    .help("name a word the step expects and does not observe when this rule is broken, or leave `instead_of` out"),
             );
         }
     }

@@ -11,7 +11,7 @@ fn the_reference_gets_full_marks() {
         .assert()
         .code(0)
         .stdout(predicate::str::contains(
-            "Total: 201/201 points, 47 of 47 scenarios passed",
+            "Total: 205/205 points, 48 of 48 scenarios passed",
         ))
         .get_output()
         .clone();
@@ -28,8 +28,8 @@ fn the_reference_json_report() {
         .clone();
     let report: serde_json::Value =
         serde_json::from_slice(&output.stdout).expect("one JSON object on stdout");
-    assert_eq!(report["score"], 201);
-    assert_eq!(report["max_score"], 201);
+    assert_eq!(report["score"], 205);
+    assert_eq!(report["max_score"], 205);
     insta::assert_snapshot!("reference_json", stdout(&output));
 }
 
@@ -43,7 +43,7 @@ fn the_untouched_skeleton_gets_zero_and_names_the_todo_each_scenario_hit() {
         .clone();
     let text = stdout(&output);
     assert!(
-        text.contains("Total: 0/201 points, 0 of 47 scenarios passed"),
+        text.contains("Total: 0/205 points, 0 of 48 scenarios passed"),
         "{text}"
     );
     // The grader reads every breaker's state after each step, so every scenario stops at
@@ -52,8 +52,8 @@ fn the_untouched_skeleton_gets_zero_and_names_the_todo_each_scenario_hit() {
     // names, never once per scenario.
     let todo = skeleton_todo("relay.rs", "fn breaker_state");
     assert!(
-        text.contains(&format!("47 scenarios stopped at todo!() at {todo}")),
-        "Start here names the todo!() all 47 stopped at ({todo}):\n{text}"
+        text.contains(&format!("48 scenarios stopped at todo!() at {todo}")),
+        "Start here names the todo!() all 48 stopped at ({todo}):\n{text}"
     );
     assert_eq!(text.matches("stopped at todo!() at").count(), 2, "{text}");
     let json: serde_json::Value = serde_json::from_slice(

@@ -288,7 +288,7 @@ fn bundle() -> Option<&'static Path> {
         assert!(made.status.success(), "{}", crate::util::transcript(&made));
         let said = String::from_utf8_lossy(&made.stderr);
         assert!(
-            said.contains("give the Gradescope assignment 276 points in all"),
+            said.contains("give the Gradescope assignment 280 points in all"),
             "the point total for the assignment: {said}"
         );
         Some(zip)
@@ -454,7 +454,7 @@ fn attacks_in_the_gradescope_bundle_get_nothing() {
         assert_eq!(r.extra_data["status"], "graded", "{name}: {text}");
         let max: f64 = r.tests.iter().map(|t| t.max_score).sum();
         assert_eq!(
-            max, 276.0,
+            max, 280.0,
             "{name}: the hidden and generated scenarios ran too"
         );
         let expected = if compiles { max } else { 0.0 };

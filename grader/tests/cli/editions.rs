@@ -166,7 +166,7 @@ fn an_edition_of_one_lab_names_no_other_labs_crates_and_its_grader_says_what_it_
     let text = String::from_utf8_lossy(&list.stdout);
     assert!(
         text.contains(
-            "42 visible scenarios (208 points) and 56 hidden (104 points): 312 points in all"
+            "43 visible scenarios (211 points) and 57 hidden (108 points): 319 points in all"
         ),
         "{text}"
     );
@@ -292,7 +292,7 @@ fn prairielearn_results_hold_every_documented_field_and_keep_hidden_scenarios_un
     }
     let earned: f64 = tests.iter().filter_map(|t| t["points"].as_f64()).sum();
     let max: f64 = tests.iter().filter_map(|t| t["max_points"].as_f64()).sum();
-    assert_eq!(max, 276.0, "every scenario counts, hidden ones too");
+    assert_eq!(max, 280.0, "every scenario counts, hidden ones too");
     assert!((earned / max - score).abs() < 1e-9);
     let hidden = tests
         .iter()

@@ -210,17 +210,22 @@ fn one_call_is_one_call() {
     assert!(!failed.contains("expected: 1 calls"), "{failed}");
 }
 
-/// `grader explain` says which rule a scenario is about and which rules its other steps
-/// check.
-#[test]
-fn explain_says_the_rule_of_the_scenario_and_of_its_steps() {
+/// What `grader explain <lab> <scenario>` prints.
+fn explain(lab: &str, scenario: &str) -> String {
     let output = grader()
-        .args(["explain", "lab4", "ho_single_trial_under_concurrency"])
+        .args(["explain", lab, scenario])
         .assert()
         .success()
         .get_output()
         .clone();
-    let text = stdout(&output);
+    stdout(&output)
+}
+
+/// `grader explain` says which rule a scenario is about and which rules its other steps
+/// check.
+#[test]
+fn explain_says_the_rule_of_the_scenario_and_of_its_steps() {
+    let text = explain("lab4", "ho_single_trial_under_concurrency");
     assert!(
         text.contains(
             "The rule it is about (single_trial): HALF_OPEN lets exactly one trial through"
@@ -236,6 +241,42 @@ fn explain_says_the_rule_of_the_scenario_and_of_its_steps() {
         "{text}"
     );
     assert!(text.contains("when E904 is seen there"), "{text}");
+    let text = explain("lab6", "qu_oldest_waiter_gets_the_freed_slot");
+    assert!(
+        text.contains("Step 9 also checks queued_requests_wake"),
+        "{text}"
+    );
+    assert!(
+        text.contains("when calls is expected there and not seen"),
+        "{text}"
+    );
+}
+
+/// One step that checks several counts at once names a rule per count that falls short
+/// (`checks` with `instead_of`): a freed slot that nobody takes is a queued request left
+/// asleep, and a queue one request short is a request that left before its time.
+#[test]
+fn a_step_that_checks_several_counts_names_the_rule_of_the_one_that_differs() {
+    let scenario = "qu_oldest_waiter_gets_the_freed_slot";
+    for (name, rule) in [
+        (
+            "notify_one_for_many",
+            "rule: A queued request is woken by every change it waits for",
+        ),
+        (
+            "wait_without_loop",
+            "rule: A queued request leaves the queue only once it has waited longer than max_queue_wait",
+        ),
+    ] {
+        let sub = mutant("lab6", name);
+        let report = check("lab6", &sub, &["--scenario", scenario]);
+        let lead = start_here(&report);
+        assert!(
+            lead.contains(&format!("{scenario}, step 9")),
+            "{name}: {lead}"
+        );
+        assert!(lead.contains(rule), "{name}: {lead}");
+    }
 }
 
 /// A scratch kit with lab 4's files and `labs/lab4/drafts/<name>.json`: the published

@@ -98,13 +98,13 @@ fn the_reference_gets_full_marks_in_every_format() {
     let text = stdout(&output);
     assert_eq!(output.status.code(), Some(0), "{}", transcript(&output));
     assert!(
-        text.contains("Total: 208/208 points, 42 of 42 scenarios passed"),
+        text.contains("Total: 211/211 points, 43 of 43 scenarios passed"),
         "{text}"
     );
     for (format, needle) in [
         ("json", "\"lab\": \"lab6\""),
-        ("junit", "<testsuites name=\"lab6\" tests=\"42\""),
-        ("gradescope", "\"score\": 208.0"),
+        ("junit", "<testsuites name=\"lab6\" tests=\"43\""),
+        ("gradescope", "\"score\": 211.0"),
     ] {
         let output = check(&["--solution", "--format", format]);
         assert_eq!(
@@ -129,10 +129,10 @@ fn the_untouched_skeleton_gets_zero_and_starts_at_shop_new() {
     let text = stdout(&output);
     assert_eq!(output.status.code(), Some(1), "{}", transcript(&output));
     assert!(
-        text.contains("Total: 0/208 points, 0 of 42 scenarios passed"),
+        text.contains("Total: 0/211 points, 0 of 43 scenarios passed"),
         "{text}"
     );
-    let start = "Start here:\n  42 scenarios stopped at todo!() at crates/quote_client/src/shop.rs:30:9: lab 6: build one client per dependency in Shop::new\n";
+    let start = "Start here:\n  43 scenarios stopped at todo!() at crates/quote_client/src/shop.rs:30:9: lab 6: build one client per dependency in Shop::new\n";
     assert!(text.contains(start), "{text}");
     assert!(
         handout().contains(start.trim_end()),

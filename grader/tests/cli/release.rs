@@ -457,8 +457,8 @@ fn an_invalid_lab_is_not_released() {
     exit status: 2
     ----- stdout -----
     ----- stderr -----
-    error: labs/lab4/lab.json:12:3: total_points is 273, but the scenarios add up to 276 (201 visible, 35 hidden, 40 generated)
-      help: set "total_points": 276, or change the points of the scenarios
+    error: labs/lab4/lab.json:12:3: total_points is 277, but the scenarios add up to 280 (205 visible, 35 hidden, 40 generated)
+      help: set "total_points": 280, or change the points of the scenarios
     1 problem found; nothing was released. Fix the file above and run again.
     "#);
     assert!(!out.exists());

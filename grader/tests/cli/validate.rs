@@ -18,9 +18,9 @@ fn the_shipped_kit_is_valid() {
     insta::assert_snapshot!(transcript(&output), @r"
     exit status: 0
     ----- stdout -----
-    lab4: 56 scenarios (47 visible, 9 hidden) and 40 generated scenarios graded in CI, 276 points, 38 mutants, 5 alternatives: all valid
+    lab4: 57 scenarios (48 visible, 9 hidden) and 40 generated scenarios graded in CI, 280 points, 38 mutants, 5 alternatives: all valid
     lab5: 76 scenarios (60 visible, 16 hidden) and 40 generated scenarios graded in CI, 390 points, 60 mutants, 2 alternatives: all valid
-    lab6: 58 scenarios (42 visible, 16 hidden) and 40 generated scenarios graded in CI, 312 points, 45 mutants, 3 alternatives: all valid
+    lab6: 60 scenarios (43 visible, 17 hidden) and 40 generated scenarios graded in CI, 319 points, 46 mutants, 3 alternatives: all valid
     ----- stderr -----
     ");
 }
@@ -307,7 +307,7 @@ fn files_folders_and_labs() {
     labs/lab4/scenarios/tr_full_cycle.json: 1 scenario file of lab4, 6 points: all valid
     labs/lab4/hidden: 9 scenario files of lab4, 35 points: all valid
     labs/lab4/mutants/many_trials.json: 1 mutant of lab4: all valid
-    lab4: 56 scenarios (47 visible, 9 hidden) and 40 generated scenarios graded in CI, 276 points, 38 mutants, 5 alternatives: all valid
+    lab4: 57 scenarios (48 visible, 9 hidden) and 40 generated scenarios graded in CI, 280 points, 38 mutants, 5 alternatives: all valid
     ----- stderr -----
     ");
 }

@@ -18,7 +18,7 @@ pub struct Settings {
     /// Requests waiting for a slot at once; one more is turned away (`no_capacity`).
     pub max_queued: u64,
     /// Milliseconds a request may wait in the queue: still in time after exactly this
-    /// long, gone (`queue_expired`) one millisecond later.
+    /// long, gone (`queue_expired`) at any later instant.
     pub max_queue_wait_ms: u64,
     /// Milliseconds one operation may take in all: admission, attempts and pauses.
     #[cfg_attr(feature = "schema", schemars(range(min = 1)))]

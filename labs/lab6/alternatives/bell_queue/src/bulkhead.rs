@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use shipping_kit::{BulkheadSettings, Clock, Waiting, Wake};
+use shipping_kit::{BulkheadSettings, Clock, Waiting, Wake, just_after};
 
 /// Why the bulkhead turned a request away.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,9 +71,9 @@ impl Bulkhead {
             pool.waiting.push_back(me.clone());
             me
         };
-        // Still in time after exactly max_queue_wait; out one millisecond later.
-        let leave_at = (self.clock.now() + self.settings.max_queue_wait + Duration::from_millis(1))
-            .min(deadline);
+        // Still in time after exactly max_queue_wait; out at the first instant after it,
+        // before anything else due a millisecond later can find it still queued.
+        let leave_at = just_after(self.clock.now() + self.settings.max_queue_wait).min(deadline);
         loop {
             self.clock.wait(&me.bell, leave_at, Waiting::Queue);
             let mut pool = lock(&self.pool);

@@ -87,8 +87,9 @@ impl Bulkhead {
         let ticket = counter.next;
         counter.next += 1;
         let joined = self.clock.now();
-        // Time moves in whole milliseconds: the first one after max_queue_wait.
-        let wake_at = (joined + self.settings.max_queue_wait + Duration::from_millis(1)).min(deadline);
+        // Gone the first nanosecond after max_queue_wait: a request due a whole millisecond
+        // later must not find this one still holding its place in the queue.
+        let wake_at = (joined + self.settings.max_queue_wait + Duration::from_nanos(1)).min(deadline);
         loop {
             if counter.serving == ticket && counter.free > 0 {
                 counter.free -= 1;
