@@ -9,6 +9,10 @@
 //! clients), holds calls and releases them later, after the circuit may have opened and
 //! closed again, and moves the clock to just before, at and just after the moment an
 //! outcome ages out or a wait ends, measured from the moments messages were answered.
+//! Some drafts start with a whole outage and recovery while every circuit is CLOSED: a
+//! message held from before it and answered after the circuit closed again, or the
+//! round's last probe held across a clock advance. A third of the flows sit their rate
+//! just above a share their minimum sample can hold (67 % over 2 of 3).
 //! Concurrent sends go only to an endpoint that holds calls, as the lab's checks demand:
 //! nothing drawn depends on thread timing.
 
@@ -67,6 +71,15 @@ fn settings(dice: &mut Dice, default: &Settings) -> Settings {
         3..=5 => dice.range(1, 3).min(window),
         _ => dice.range(1, window),
     };
+    // A third of the flows sit a rate just above a share their minimum sample can
+    // hold (34 % over 1 of 3, 67 % over 2 of 3, 43 % over 3 of 7): one failure fewer than
+    // the rate asks must not open them, however close the share comes.
+    if dice.chance(35) && window >= 2 {
+        let sample = dice.range(2, window.min(12));
+        let fails = dice.range(1, sample - 1);
+        let failure_rate_percent = (fails * 100 / sample + 1).min(100);
+        return finish(dice, default, window, sample, failure_rate_percent);
+    }
     let any_rate = dice.range(1, 100);
     let failure_rate_percent = *dice.weighted(&[
         (3, 50),
@@ -80,6 +93,17 @@ fn settings(dice: &mut Dice, default: &Settings) -> Settings {
         (1, 60),
         (2, any_rate),
     ]);
+    finish(dice, default, window, minimum_calls, failure_rate_percent)
+}
+
+/// The rest of a flow's settings, drawn after its window, sample and rate.
+fn finish(
+    dice: &mut Dice,
+    default: &Settings,
+    window: u64,
+    minimum_calls: u64,
+    failure_rate_percent: u64,
+) -> Settings {
     let max_age_ms = dice.chance(55).then(|| dice.millis(1, 40_000));
     let open_for_ms = if dice.chance(5) {
         0
@@ -156,6 +180,11 @@ impl Drawing {
     fn play(&mut self) {
         // Most scenarios are about one flow, with the others as bystanders.
         let main = self.dice.below(self.flows.len() as u64) as usize;
+        // Some start with a whole outage and recovery, while every circuit is still
+        // CLOSED, so that what comes after is known to happen.
+        if self.dice.chance(40) {
+            self.recovery_story(main);
+        }
         let moves = self.dice.range(6, 22);
         for _ in 0..moves {
             // The longest move takes ten steps.
@@ -175,7 +204,7 @@ impl Drawing {
                 (14, 4),
                 (10, 5),
                 (10, 6),
-                (10, 7),
+                (13, 7),
                 (4, 8),
             ]) {
                 0 => self.burst(f),
@@ -286,8 +315,13 @@ impl Drawing {
         // One call at a time: calls released together return in whatever order their
         // threads run, which a mistaken gateway could tell apart on one run and not the
         // next.
-        let name = self.flows[f].name.clone();
         let answer = release_answer(&mut self.dice);
+        self.release_with(f, answer);
+    }
+
+    /// Releases the oldest held call of flow `f` with `answer`.
+    fn release_with(&mut self, f: usize, answer: String) {
+        let name = self.flows[f].name.clone();
         self.push(json!({"release": {"flow": name, "count": 1, "answer": answer}}));
         self.flows[f].held = self.flows[f].held.saturating_sub(1);
         self.moment(f);
@@ -312,15 +346,80 @@ impl Drawing {
         }
     }
 
+    /// Flow `f`, CLOSED, opens and recovers, with one answer held across a clock advance:
+    /// either a message admitted before the outage, answered once the circuit has closed
+    /// again and followed by one failure fewer than the minimum sample (its outcome is
+    /// from an older state and must not count), or the round's last probe, answered a
+    /// while after it was sent (the wait after a failure, the records and the all-clear
+    /// run from the answer).
+    fn recovery_story(&mut self, f: usize) {
+        let s = self.flows[f].s;
+        let from_before = s.max_concurrent >= 2 && self.dice.chance(50);
+        if from_before {
+            self.script(f, Some("hold".to_owned()));
+            self.send(f, 1);
+            if self.dice.chance(50) {
+                let ms = self.dice.millis(1, 5_000);
+                self.advance_by(ms);
+            }
+        }
+        let answer = failure_answer(&mut self.dice);
+        self.script(f, Some(answer));
+        self.send(f, s.minimum_calls.max(1));
+        // The first probe comes at the end of the wait, or up to a second later.
+        let late = if self.dice.chance(50) {
+            self.dice.range(1, 1_000)
+        } else {
+            0
+        };
+        self.advance_by(s.open_for_ms + late);
+        let answer = success_answer(&mut self.dice);
+        self.script(f, Some(answer));
+        let before_last = if from_before { s.probes } else { s.probes - 1 };
+        if before_last > 0 {
+            self.send(f, before_last);
+        }
+        if from_before {
+            if self.dice.chance(50) {
+                let ms = self.dice.millis(1, 5_000);
+                self.advance_by(ms);
+            }
+            let answer = release_failure(&mut self.dice);
+            self.release_with(f, answer);
+            let answer = failure_answer(&mut self.dice);
+            self.script(f, Some(answer));
+            if s.minimum_calls > 1 {
+                self.send(f, s.minimum_calls - 1);
+            }
+            return;
+        }
+        self.script(f, Some("hold".to_owned()));
+        self.send(f, 1);
+        let ms = self.dice.millis(1, 8_000);
+        self.advance_by(ms);
+        let answer = if self.dice.chance(50) {
+            success_answer(&mut self.dice)
+        } else {
+            release_failure(&mut self.dice)
+        };
+        self.release_with(f, answer);
+        // One millisecond before, at or after the fresh wait ends, from the answer.
+        let ms = self.dice.near(s.open_for_ms);
+        self.advance_by(ms);
+        let answer = success_answer(&mut self.dice);
+        self.script(f, Some(answer));
+        self.send(f, 1);
+    }
+
     /// A window filled to its minimum sample with a share of failures at, just below or
     /// just above the rate, failures first, so that a success may be what tips it.
     fn tipping(&mut self, f: usize) {
         let s = self.flows[f].s;
         let n = s.minimum_calls.max(1);
         let at = (s.failure_rate_percent * n).div_ceil(100);
-        let fails = match self.dice.below(3) {
-            0 => at.saturating_sub(1),
-            1 => at,
+        let fails = match self.dice.below(4) {
+            0 | 1 => at.saturating_sub(1),
+            2 => at,
             _ => at + 1,
         }
         .min(n);
@@ -378,15 +477,24 @@ impl Drawing {
         self.script(f, Some(answer));
         let first = self.dice.range(1, s.minimum_calls.saturating_sub(1).max(1));
         self.send(f, first);
-        let ms = if self.dice.chance(50) {
-            max_age
-        } else {
-            self.dice.near(max_age)
+        // One millisecond short of max_age (the old outcomes still count, whatever part
+        // of a second max_age has), at it (they are gone), or near it.
+        let ms = match self.dice.below(3) {
+            0 => max_age.saturating_sub(1),
+            1 => max_age,
+            _ => self.dice.near(max_age),
         };
         self.advance_by(ms.max(1));
-        let answer = burst_answer(&mut self.dice);
+        // Most often failures just enough to reach the sample with the old ones: the
+        // circuit opens exactly when they still count.
+        let (answer, count) = if self.dice.chance(60) {
+            let count = s.minimum_calls.saturating_sub(first).max(1);
+            (failure_answer(&mut self.dice), count)
+        } else {
+            let count = self.dice.range(1, s.minimum_calls.max(1));
+            (burst_answer(&mut self.dice), count)
+        };
         self.script(f, Some(answer));
-        let count = self.dice.range(1, s.minimum_calls.max(1));
         self.send(f, count);
     }
 
@@ -488,6 +596,16 @@ fn script_answer(dice: &mut Dice) -> String {
 fn release_answer(dice: &mut Dice) -> String {
     loop {
         let answer = burst_answer(dice);
+        if answer != "panic" {
+            return answer;
+        }
+    }
+}
+
+/// A failure held calls can be released with: any but a crashing client.
+fn release_failure(dice: &mut Dice) -> String {
+    loop {
+        let answer = failure_answer(dice);
         if answer != "panic" {
             return answer;
         }
@@ -656,6 +774,83 @@ mod tests {
         ] {
             assert!(answers.contains(class), "no {class} drawn");
         }
+    }
+
+    /// Whether a failure share of the sample can come less than half a percent below
+    /// the rate: a share a rounding gateway would take for the rate.
+    fn rate_just_above_a_share(s: &Settings) -> bool {
+        let m = s.minimum_calls;
+        (1..m).any(|k| {
+            let gap = s.failure_rate_percent * m;
+            gap > k * 100 && 2 * (gap - k * 100) < m
+        })
+    }
+
+    /// Whether a draft's first message is held while its flow gets failures enough to
+    /// open it and the clock moves past the flow's wait, and answered only then.
+    fn first_message_held_through_an_outage(draft: &Draft, d: &[TargetPlan<Settings>]) -> bool {
+        let mut steps = draft.steps.iter();
+        let mut answer = String::new();
+        let flow = loop {
+            let Some(step) = steps.next() else {
+                return false;
+            };
+            if let Some(a) = step.pointer("/script/answer").and_then(Value::as_str) {
+                answer = a.to_owned();
+            } else if let Some(f) = step.pointer("/send/flow").and_then(Value::as_str) {
+                if answer != "hold" || step.pointer("/send/count").is_some() {
+                    return false;
+                }
+                break f;
+            } else if step.get("advance").is_none() {
+                return false;
+            }
+        };
+        let o = draft.targets.get(flow).cloned().unwrap_or(json!({}));
+        let s: Settings = serde_json::from_value(merge(&d[0].settings, &o)).expect("settings");
+        let (mut failures, mut waited) = (0, 0);
+        for step in steps {
+            let on_flow = |kind: &str| step.pointer(&format!("/{kind}/flow")) == Some(&json!(flow));
+            if on_flow("script") {
+                answer = step
+                    .pointer("/script/answer")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned();
+            } else if on_flow("send") {
+                let failing = answer.starts_with('5')
+                    || ["429", "timeout", "refused"].contains(&answer.as_str());
+                if failing {
+                    failures += step
+                        .pointer("/send/count")
+                        .and_then(Value::as_u64)
+                        .unwrap_or(1);
+                }
+            } else if let Some(ms) = step.pointer("/advance/ms").and_then(Value::as_u64) {
+                if failures >= s.minimum_calls {
+                    waited += ms;
+                }
+            } else if on_flow("release") {
+                return failures >= s.minimum_calls && waited >= s.open_for_ms.max(1);
+            }
+        }
+        false
+    }
+
+    #[test]
+    fn ci_seeds_hold_a_message_through_an_outage_and_sit_rates_just_above_a_share() {
+        let d = defaults();
+        let (mut held, mut rates) = (0, 0);
+        for seed in 52817..52817 + 40 {
+            let draft = draft(seed, &d);
+            held += usize::from(first_message_held_through_an_outage(&draft, &d));
+            rates += usize::from(draft.targets.values().any(|o| {
+                let s: Settings = serde_json::from_value(merge(&d[0].settings, o)).expect("s");
+                rate_just_above_a_share(&s)
+            }));
+        }
+        assert!(held >= 4, "{held} of 40 hold a message through an outage");
+        assert!(rates >= 6, "{rates} of 40 sit a rate just above a share");
     }
 
     fn merge(s: &Settings, o: &Value) -> Value {

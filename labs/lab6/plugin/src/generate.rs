@@ -7,7 +7,9 @@
 //! crashing clients), holds calls so that requests queue, expire and time out, releases
 //! them later, sends to several shop instances and through layers, and moves the clock to
 //! one millisecond before, at and after the moments a queue wait, a budget, a pause or a
-//! circuit's wait ends, measured from when requests were sent. Concurrent sends go only
+//! circuit's wait ends, measured from when requests were sent. Some drafts wake requests
+//! due at the same moment newest first (the harness's `wake_order`): who gets a freed
+//! slot is the rules' choice, not the scheduler's. Concurrent sends go only
 //! to a dependency that holds calls, and backoffs stay above 0 so that every retry waits
 //! on the fake clock: nothing drawn depends on thread timing.
 
@@ -60,6 +62,20 @@ pub fn draft(seed: u64, defaults: &[TargetPlan<Settings>]) -> Draft {
         let changed = overrides(s, &defaults[0].settings);
         targets.insert(deps[0].name.clone(), changed);
     }
+    // Some drafts start by queueing two requests at different moments behind full slots
+    // and freeing one slot: it goes to the older, and the younger leaves the queue only
+    // at its own deadline. Most of those wake requests newest first as well.
+    let newest_first = dice.chance(40);
+    let queue = dice.chance(if newest_first { 70 } else { 20 });
+    if queue {
+        let s = &mut deps[0].s;
+        s.max_queued = s.max_queued.max(2);
+        if s.max_queue_wait_ms < 3 {
+            s.max_queue_wait_ms = dice.millis(3, 60);
+        }
+        let changed = overrides(s, &defaults[0].settings);
+        targets.insert(deps[0].name.clone(), changed);
+    }
     let instances = *dice.weighted(&[(6, 1), (2, 2), (1, 3)]);
     let mut g = Drawing {
         dice,
@@ -69,6 +85,15 @@ pub fn draft(seed: u64, defaults: &[TargetPlan<Settings>]) -> Draft {
         steps: Vec::new(),
         requests: 0,
     };
+    // Requests woken at the same moment go on in the order the scenario sets: the rules
+    // decide who gets a freed slot (the oldest queued request), not which thread runs
+    // first, so either order must give the same outcomes.
+    if newest_first {
+        g.steps.push(json!({"wake_order": "newest_first"}));
+    }
+    if queue {
+        g.queue_story(0);
+    }
     if edge {
         g.retry_story(0, 1, false);
     }
@@ -190,7 +215,7 @@ impl Drawing {
         if self.dice.chance(50) {
             for d in 0..self.deps.len() {
                 for _ in 0..self.deps[d].held.min(3) {
-                    if self.steps.len() < MAX_STEPS + 3 {
+                    if self.steps.len() <= MAX_STEPS {
                         self.release(d);
                     }
                 }
@@ -207,6 +232,12 @@ impl Drawing {
     }
 
     fn script(&mut self, d: usize, answer: &str) {
+        // A retry still due would be held, and could queue: first the clock past every
+        // retry (see [`Drawing::keep_apart`]).
+        let until = self.deps[d].retries_until;
+        if answer == "hold" && until > self.moments.now {
+            self.advance_by(until - self.moments.now);
+        }
         self.deps[d].holding = answer == "hold";
         self.deps[d].answer = answer.to_owned();
         let name = self.deps[d].name.clone();
@@ -326,8 +357,13 @@ impl Drawing {
         if !self.deps[d].holding {
             self.script(d, "hold");
         }
-        let name = self.deps[d].name.clone();
         let answer = release_answer(&mut self.dice);
+        self.release_with(d, &answer);
+    }
+
+    /// Answers the oldest held call of dependency `d` with `answer`.
+    fn release_with(&mut self, d: usize, answer: &str) {
+        let name = self.deps[d].name.clone();
         self.steps
             .push(json!({"release": {"target": name, "count": 1, "answer": answer}}));
         self.deps[d].held = self.deps[d].held.saturating_sub(1);
@@ -356,9 +392,35 @@ impl Drawing {
         self.advance_by(ms);
     }
 
-    /// The end of a circuit's wait, then probes that may be held, fail or succeed.
+    /// Every slot of dependency `d` taken by held calls, a request queued, a second one
+    /// queued a little later, a slot freed: the clock then to one millisecond before, at
+    /// or after the moment the first one's wait would end.
+    fn queue_story(&mut self, d: usize) {
+        let s = self.deps[d].s;
+        self.script(d, "hold");
+        self.send(d, s.max_active + 1, 1);
+        let gap = self.dice.range(1, s.max_queue_wait_ms - 2);
+        self.advance_by(gap);
+        self.send(d, 1, 1);
+        // Answered with something that does not retry: a retry could meet the queue's
+        // deadline at the same instant.
+        let answer = *self.dice.pick(&["ok", "no_tariff"]);
+        self.release_with(d, answer);
+        let ms = self.dice.near(s.max_queue_wait_ms - gap);
+        self.advance_by(ms);
+    }
+
+    /// Sometimes failures enough to open the circuit first; then the end of its wait, and
+    /// probes that may be held, fail, succeed or be answered without a tariff (an answer
+    /// all the same).
     fn probe_round(&mut self, d: usize) {
         let s = self.deps[d].s;
+        if self.dice.chance(40) && !self.deps[d].holding {
+            let failure = *self.dice.pick(&["unavailable", "refused"]);
+            self.script(d, failure);
+            let count = s.minimum_calls.max(1);
+            self.send(d, count, 1);
+        }
         let from = *self
             .dice
             .pick(&[s.open_for_ms, s.open_for_ms + s.budget_ms]);
@@ -366,10 +428,10 @@ impl Drawing {
             .moments
             .toward(&mut self.dice, &self.deps[d].name, from);
         self.advance_by(ms);
-        let answer = if self.dice.chance(30) {
-            "hold".to_owned()
-        } else {
-            answer(&mut self.dice)
+        let answer = match self.dice.below(10) {
+            0..=2 => "hold".to_owned(),
+            3 | 4 => "no_tariff".to_owned(),
+            _ => answer(&mut self.dice),
         };
         self.script(d, &answer);
         let count = self.dice.range(1, s.probes + 2);
@@ -653,5 +715,57 @@ mod tests {
                 assert!(s.backoff_ms >= 1, "seed {seed} {name}: a pause of 0 races");
             }
         }
+    }
+
+    /// Whether a draft wakes the newest first and frees a slot while requests sent at
+    /// different moments may queue behind held calls; and whether it answers probes
+    /// without a tariff (a no_tariff script after a failing send and a clock advance).
+    fn newest_first_and_no_tariff_probes(draft: &Draft) -> (bool, bool) {
+        let newest = draft
+            .steps
+            .iter()
+            .any(|s| s.get("wake_order") == Some(&json!("newest_first")));
+        let (mut failed, mut waited, mut probed) = (false, false, false);
+        // Sends while holding, and whether the clock moved between two of them.
+        let (mut held_sends, mut moved, mut apart, mut freed) = (0, false, false, false);
+        let mut answer = "ok";
+        for step in &draft.steps {
+            if let Some(a) = step.pointer("/script/answer").and_then(Value::as_str) {
+                answer = a;
+                probed |= a == "no_tariff" && failed && waited;
+            } else if step.get("send").is_some() {
+                failed |= ["unavailable", "refused", "panic"].contains(&answer);
+                waited = false;
+                if answer == "hold" {
+                    apart |= moved && step.pointer("/send/count").is_none();
+                    held_sends += 1;
+                }
+            } else if step.get("advance").is_some() {
+                waited = true;
+                moved |= held_sends > 0;
+            } else if step.get("release").is_some() {
+                freed |= apart;
+            }
+        }
+        (newest && freed, probed)
+    }
+
+    #[test]
+    fn ci_seeds_wake_the_newest_first_and_answer_probes_without_a_tariff() {
+        let d = defaults();
+        let (mut newest, mut probes) = (0, 0);
+        for seed in 61409..61409 + 40 {
+            let (n, p) = newest_first_and_no_tariff_probes(&draft(seed, &d));
+            newest += usize::from(n);
+            probes += usize::from(p);
+        }
+        assert!(
+            newest >= 8,
+            "{newest} of 40 wake the newest first and free a slot for requests queued apart"
+        );
+        assert!(
+            probes >= 8,
+            "{probes} of 40 answer a probe without a tariff"
+        );
     }
 }
