@@ -394,9 +394,13 @@ impl Drawing {
 
     /// Every slot of dependency `d` taken by held calls, a request queued, a second one
     /// queued a little later, a slot freed: the clock then to one millisecond before, at
-    /// or after the moment the first one's wait would end.
+    /// or after the moment the first one's wait would end. Half the time, when the second
+    /// has surely left the queue by then, on to about the end of the budget of the first
+    /// requests: the one that queued for its slot has the same deadline as those that got
+    /// theirs at once.
     fn queue_story(&mut self, d: usize) {
         let s = self.deps[d].s;
+        let start = self.moments.now;
         self.script(d, "hold");
         self.send(d, s.max_active + 1, 1);
         let gap = self.dice.range(1, s.max_queue_wait_ms - 2);
@@ -408,6 +412,15 @@ impl Drawing {
         self.release_with(d, answer);
         let ms = self.dice.near(s.max_queue_wait_ms - gap);
         self.advance_by(ms);
+        // The held calls time out only after the second request's wait has ended.
+        let budget_end = start + s.budget_ms;
+        if s.budget_ms > gap + s.max_queue_wait_ms + 2
+            && budget_end > self.moments.now + 1
+            && self.dice.chance(50)
+        {
+            let ms = self.dice.near(budget_end - self.moments.now);
+            self.advance_by(ms);
+        }
     }
 
     /// Sometimes failures enough to open the circuit first; then the end of its wait, and
