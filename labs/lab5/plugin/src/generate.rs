@@ -11,8 +11,10 @@
 //! outcome ages out or a wait ends, measured from the moments messages were answered.
 //! Some drafts start with a whole outage and recovery while every circuit is CLOSED: a
 //! message held from before it and answered after the circuit closed again, or the
-//! round's last probe held across a clock advance. A third of the flows sit their rate
-//! just above a share their minimum sample can hold (67 % over 2 of 3).
+//! round's last probe held across a clock advance. Others start with an age round on an
+//! empty window, the clock exactly one millisecond short of `max_age` or at it. A third
+//! of the flows sit their rate just above a share their minimum sample can hold (67 %
+//! over 2 of 3).
 //! Concurrent sends go only to an endpoint that holds calls, as the lab's checks demand:
 //! nothing drawn depends on thread timing.
 
