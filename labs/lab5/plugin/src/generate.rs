@@ -11,10 +11,8 @@
 //! outcome ages out or a wait ends, measured from the moments messages were answered.
 //! Some drafts start with a whole outage and recovery while every circuit is CLOSED: a
 //! message held from before it and answered after the circuit closed again, or the
-//! round's last probe held across a clock advance. Others start with an age round on an
-//! empty window, the clock exactly one millisecond short of `max_age` or at it. A third
-//! of the flows sit their rate just above a share their minimum sample can hold (67 %
-//! over 2 of 3).
+//! round's last probe held across a clock advance. A third of the flows sit their rate
+//! just above a share their minimum sample can hold (67 % over 2 of 3).
 //! Concurrent sends go only to an endpoint that holds calls, as the lab's checks demand:
 //! nothing drawn depends on thread timing.
 
@@ -51,24 +49,8 @@ pub fn draft(seed: u64, defaults: &[TargetPlan<Settings>]) -> Draft {
             held: 0,
         });
     }
-    // Some drafts start with a whole outage and recovery; others with an age round on
-    // the first flow, with an empty window and a max_age of its own: whether outcomes
-    // one millisecond short of max_age, or exactly that old, still count decides
-    // whether the circuit opens.
-    let recovery_first = dice.chance(40);
-    let age_first = !recovery_first && dice.chance(55);
-    if age_first {
-        let s = &mut flows[0].s;
-        if s.max_age_ms.is_none() {
-            s.max_age_ms = Some(dice.millis(1, 40_000));
-            let changed = overrides(s, &defaults[0].settings);
-            targets.insert(flows[0].name.clone(), changed);
-        }
-    }
     let mut g = Drawing {
         dice,
-        recovery_first,
-        age_first,
         flows,
         moments: Moments::default(),
         steps: Vec::new(),
@@ -186,10 +168,6 @@ struct FlowDraft {
 /// A draft being drawn.
 struct Drawing {
     dice: Dice,
-    /// The draft starts with a whole outage and recovery on its main flow.
-    recovery_first: bool,
-    /// Or with an age round on its first flow.
-    age_first: bool,
     flows: Vec<FlowDraft>,
     /// The clock, and when messages of each flow were sent or answered: where its
     /// outcomes age and its waits start from.
@@ -203,11 +181,9 @@ impl Drawing {
         // Most scenarios are about one flow, with the others as bystanders.
         let main = self.dice.below(self.flows.len() as u64) as usize;
         // Some start with a whole outage and recovery, while every circuit is still
-        // CLOSED, so that what comes after is known to happen; others with an age round.
-        if self.recovery_first {
+        // CLOSED, so that what comes after is known to happen.
+        if self.dice.chance(40) {
             self.recovery_story(main);
-        } else if self.age_first {
-            self.age_round(0, true);
         }
         let moves = self.dice.range(6, 22);
         for _ in 0..moves {
@@ -236,7 +212,7 @@ impl Drawing {
                 2 => self.release(f),
                 3 => self.advance(f),
                 4 => self.probe_round(f),
-                5 => self.age_round(f, false),
+                5 => self.age_round(f),
                 6 => self.outage(f),
                 7 => self.tipping(f),
                 _ => self.script(f, None),
@@ -490,26 +466,20 @@ impl Drawing {
 
     /// Outcomes of flow `f` that do not open it yet, the clock to just before, at or just
     /// after the moment they age out, then more outcomes: whether the old ones still count
-    /// decides. On an `edge` round the first outcomes land when they are sent (no
-    /// timeouts) and the clock moves to exactly one millisecond short of max_age or to it.
-    fn age_round(&mut self, f: usize, edge: bool) {
+    /// decides.
+    fn age_round(&mut self, f: usize) {
         let s = self.flows[f].s;
         let Some(max_age) = s.max_age_ms else {
             self.burst(f);
             return;
         };
-        let answer = loop {
-            let answer = failure_answer(&mut self.dice);
-            if !edge || answer != "timeout" {
-                break answer;
-            }
-        };
+        let answer = failure_answer(&mut self.dice);
         self.script(f, Some(answer));
         let first = self.dice.range(1, s.minimum_calls.saturating_sub(1).max(1));
         self.send(f, first);
         // One millisecond short of max_age (the old outcomes still count, whatever part
         // of a second max_age has), at it (they are gone), or near it.
-        let ms = match self.dice.below(if edge { 2 } else { 3 }) {
+        let ms = match self.dice.below(3) {
             0 => max_age.saturating_sub(1),
             1 => max_age,
             _ => self.dice.near(max_age),
