@@ -116,10 +116,23 @@ impl Dice {
 pub struct Moments {
     /// The fake clock, in milliseconds.
     pub now: u64,
+    /// Where the scenario is taken to start: the moment to measure from when nothing
+    /// has happened yet.
+    start: u64,
     by_target: std::collections::BTreeMap<String, Vec<u64>>,
 }
 
 impl Moments {
+    /// Moments of a draft that starts at `now`: after a story told first, on dice of its
+    /// own, the rest of a draft is drawn as it would be from the scenario's start.
+    pub fn starting_at(now: u64) -> Moments {
+        Moments {
+            now,
+            start: now,
+            by_target: Default::default(),
+        }
+    }
+
     /// Something happened on `target` now.
     pub fn note(&mut self, target: &str) {
         let list = self.by_target.entry(target.to_owned()).or_default();
@@ -144,7 +157,7 @@ impl Moments {
             recent.truncate(4);
         }
         if recent.is_empty() {
-            recent.push(0);
+            recent.push(self.start);
         }
         let from = *dice.pick(&recent);
         let target = from.saturating_add(dice.near(d));

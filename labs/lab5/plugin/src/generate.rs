@@ -11,8 +11,12 @@
 //! outcome ages out or a wait ends, measured from the moments messages were answered.
 //! Some drafts start with a whole outage and recovery while every circuit is CLOSED: a
 //! message held from before it and answered after the circuit closed again, or the
-//! round's last probe held across a clock advance. A third of the flows sit their rate
-//! just above a share their minimum sample can hold (67 % over 2 of 3).
+//! round's last probe held across a clock advance. Many start with an age story on a
+//! bystander flow, drawn from dice of its own: failures one short of the sample, the
+//! clock to one millisecond short of `max_age` after their answer, at it or past it, and
+//! the failure that completes the sample, some of them answered late. A third of the
+//! flows sit their rate just above a share their minimum sample can hold (67 % over 2
+//! of 3).
 //! Concurrent sends go only to an endpoint that holds calls, as the lab's checks demand:
 //! nothing drawn depends on thread timing.
 
@@ -28,8 +32,18 @@ use crate::steps::Step;
 const MAX_STEPS: usize = 36;
 const MAX_MESSAGES: u64 = 140;
 
+/// What the dice of a draft's age story are seeded with, beside its seed: the story
+/// draws from dice of its own, so that the rest of the draft is what the seed drew
+/// before there were age stories.
+const AGE_STORY_DICE: u64 = 0x6167_6520_7374_6f72;
+
 /// The draft of `seed`.
 pub fn draft(seed: u64, defaults: &[TargetPlan<Settings>]) -> Draft {
+    drawing(seed, defaults).0
+}
+
+/// The draft of `seed`, and the age story it told.
+fn drawing(seed: u64, defaults: &[TargetPlan<Settings>]) -> (Draft, Option<AgeStory>) {
     let mut dice = Dice::new(seed);
     let mut targets = Map::new();
     let mut flows = Vec::new();
@@ -51,16 +65,20 @@ pub fn draft(seed: u64, defaults: &[TargetPlan<Settings>]) -> Draft {
     }
     let mut g = Drawing {
         dice,
+        side: Dice::new(seed ^ AGE_STORY_DICE),
         flows,
         moments: Moments::default(),
         steps: Vec::new(),
         messages: 0,
+        extra: 0,
+        age: None,
     };
     g.play();
-    Draft {
+    let draft = Draft {
         targets,
         steps: g.steps,
-    }
+    };
+    (draft, g.age)
 }
 
 /// Settings for one flow: within the lab's ranges, most of them off the defaults.
@@ -168,18 +186,37 @@ struct FlowDraft {
 /// A draft being drawn.
 struct Drawing {
     dice: Dice,
+    /// The age story's dice.
+    side: Dice,
     flows: Vec<FlowDraft>,
     /// The clock, and when messages of each flow were sent or answered: where its
     /// outcomes age and its waits start from.
     moments: Moments,
     steps: Vec<Value>,
     messages: u64,
+    /// Steps the age story took, beyond the draft's own `MAX_STEPS`.
+    extra: usize,
+    /// The age story told, if one was.
+    age: Option<AgeStory>,
+}
+
+/// What an age story drew: when its last failure was decided, from the answer of the
+/// old ones, against the flow's `max_age`, and which of its answers came late.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct AgeStory {
+    max_age: u64,
+    decided: u64,
+    slow_first: bool,
+    slow_last: bool,
 }
 
 impl Drawing {
     fn play(&mut self) {
         // Most scenarios are about one flow, with the others as bystanders.
         let main = self.dice.below(self.flows.len() as u64) as usize;
+        // Many start with an age story on a bystander, before anything else happens.
+        self.age_story(main);
+        let max_steps = MAX_STEPS + self.extra;
         // Some start with a whole outage and recovery, while every circuit is still
         // CLOSED, so that what comes after is known to happen.
         if self.dice.chance(40) {
@@ -188,7 +225,7 @@ impl Drawing {
         let moves = self.dice.range(6, 22);
         for _ in 0..moves {
             // The longest move takes ten steps.
-            if self.steps.len() + 10 > MAX_STEPS || self.messages >= MAX_MESSAGES {
+            if self.steps.len() + 10 > max_steps || self.messages >= MAX_MESSAGES {
                 break;
             }
             let f = if self.dice.chance(70) {
@@ -222,7 +259,7 @@ impl Drawing {
         if self.dice.chance(60) {
             for f in 0..self.flows.len() {
                 for _ in 0..self.flows[f].held.min(3) {
-                    if self.steps.len() < MAX_STEPS + 3 {
+                    if self.steps.len() < max_steps + 3 {
                         self.release(f);
                     }
                 }
@@ -344,6 +381,80 @@ impl Drawing {
         if self.dice.chance(50) {
             self.probe_round(f);
         }
+    }
+
+    /// An age story on a bystander of flow `main` that has a `max_age` and a sample of
+    /// two or more: failures one short of its sample, sometimes answered a while after
+    /// they were sent, the clock to one millisecond short of `max_age` after their answer,
+    /// at it or one past it, then the failure that completes the sample, sometimes
+    /// answered a while after it was sent too. The circuit opens exactly when the old
+    /// failures still count, to the millisecond, from the moment they were answered; the
+    /// alert is stamped with the moment the last one was.
+    fn age_story(&mut self, main: usize) {
+        let fits = |f: &FlowDraft| f.s.max_age_ms.is_some_and(|a| a >= 2) && f.s.minimum_calls >= 2;
+        let candidates: Vec<usize> = (0..self.flows.len())
+            .filter(|&f| f != main && fits(&self.flows[f]))
+            .collect();
+        if candidates.is_empty() {
+            return;
+        }
+        let before = (self.steps.len(), self.messages);
+        let f = candidates[self.side.below(candidates.len() as u64) as usize];
+        let s = self.flows[f].s;
+        let max_age = s.max_age_ms.unwrap_or(2);
+        let mut old = s.minimum_calls - 1;
+        let slow_first = self.side.chance(45);
+        if slow_first {
+            self.script(f, Some("hold".to_owned()));
+            self.send(f, 1);
+            let ms = self.side.millis(1, 5_000);
+            self.advance_by(ms);
+            let answer = release_failure(&mut self.side);
+            self.release_with(f, answer);
+            old -= 1;
+        }
+        if old > 0 {
+            let answer = failure_answer(&mut self.side);
+            self.script(f, Some(answer));
+            self.send(f, old);
+        }
+        // The last failure is decided one millisecond short of max_age (the old ones
+        // still count, whatever part of a second max_age has), at it or one past it.
+        let decided = match self.side.below(5) {
+            0..=2 => max_age - 1,
+            3 => max_age,
+            _ => max_age + 1,
+        };
+        // The last failure answered late mostly when it opens the circuit: the alert is
+        // stamped with its answer.
+        let late = if decided < max_age { 65 } else { 25 };
+        let slow = if decided > 2 && self.side.chance(late) {
+            self.side.millis(1, (decided - 1).min(5_000))
+        } else {
+            0
+        };
+        self.advance_by(decided - slow);
+        if slow > 0 {
+            self.script(f, Some("hold".to_owned()));
+            self.send(f, 1);
+            self.advance_by(slow);
+            let answer = release_failure(&mut self.side);
+            self.release_with(f, answer);
+        } else {
+            let answer = failure_answer(&mut self.side);
+            self.script(f, Some(answer));
+            self.send(f, 1);
+        }
+        self.extra = self.steps.len() - before.0;
+        self.messages = before.1;
+        // The rest of the draft is drawn as if the scenario started now.
+        self.moments = Moments::starting_at(self.moments.now);
+        self.age = Some(AgeStory {
+            max_age,
+            decided,
+            slow_first,
+            slow_last: slow > 0,
+        });
     }
 
     /// Flow `f`, CLOSED, opens and recovers, with one answer held across a clock advance:
@@ -749,7 +860,8 @@ mod tests {
         let mut answers = std::collections::BTreeSet::new();
         for seed in 1..300 {
             let draft = draft(seed, &d);
-            assert!(draft.steps.len() <= MAX_STEPS + 3, "seed {seed}");
+            // An age story takes eleven steps at most.
+            assert!(draft.steps.len() <= MAX_STEPS + 3 + 11, "seed {seed}");
             for step in &draft.steps {
                 if let Some(a) = step.pointer("/script/answer").and_then(Value::as_str) {
                     let class = match a.parse::<u16>() {
@@ -786,38 +898,47 @@ mod tests {
         })
     }
 
-    /// Whether a draft's first message is held while its flow gets failures enough to
-    /// open it and the clock moves past the flow's wait, and answered only then.
+    /// Whether a draft's first message on some flow is held while the flow gets failures
+    /// enough to open it and the clock moves past the flow's wait, and answered only
+    /// then.
     fn first_message_held_through_an_outage(draft: &Draft, d: &[TargetPlan<Settings>]) -> bool {
-        let mut steps = draft.steps.iter();
+        d.iter()
+            .any(|t| held_through_an_outage_on(&t.name, draft, d))
+    }
+
+    fn held_through_an_outage_on(flow: &str, draft: &Draft, d: &[TargetPlan<Settings>]) -> bool {
+        let on_flow = |step: &Value| {
+            ["script", "send", "release", "send_concurrent"]
+                .iter()
+                .any(|kind| step.pointer(&format!("/{kind}/flow")) == Some(&json!(flow)))
+        };
+        let mut steps = draft
+            .steps
+            .iter()
+            .filter(|step| step.get("advance").is_some() || on_flow(step));
         let mut answer = String::new();
-        let flow = loop {
+        loop {
             let Some(step) = steps.next() else {
                 return false;
             };
             if let Some(a) = step.pointer("/script/answer").and_then(Value::as_str) {
                 answer = a.to_owned();
-            } else if let Some(f) = step.pointer("/send/flow").and_then(Value::as_str) {
+            } else if step.pointer("/send/flow").is_some() {
                 if answer != "hold" || step.pointer("/send/count").is_some() {
                     return false;
                 }
-                break f;
+                break;
             } else if step.get("advance").is_none() {
                 return false;
             }
-        };
+        }
         let o = draft.targets.get(flow).cloned().unwrap_or(json!({}));
         let s: Settings = serde_json::from_value(merge(&d[0].settings, &o)).expect("settings");
         let (mut failures, mut waited) = (0, 0);
         for step in steps {
-            let on_flow = |kind: &str| step.pointer(&format!("/{kind}/flow")) == Some(&json!(flow));
-            if on_flow("script") {
-                answer = step
-                    .pointer("/script/answer")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_owned();
-            } else if on_flow("send") {
+            if let Some(a) = step.pointer("/script/answer").and_then(Value::as_str) {
+                answer = a.to_owned();
+            } else if step.get("send").is_some() {
                 let failing = answer.starts_with('5')
                     || ["429", "timeout", "refused"].contains(&answer.as_str());
                 if failing {
@@ -830,11 +951,43 @@ mod tests {
                 if failures >= s.minimum_calls {
                     waited += ms;
                 }
-            } else if on_flow("release") {
+            } else if step.get("release").is_some() {
                 return failures >= s.minimum_calls && waited >= s.open_for_ms.max(1);
             }
         }
         false
+    }
+
+    /// Over the seeds CI grades, how many age stories decide their last failure one
+    /// millisecond short of a `max_age` off the whole second, at `max_age` and one past
+    /// it, with the old failures answered late, and with the last one answered late
+    /// while the old ones still count: the moments a gateway that ages outcomes in whole
+    /// seconds, keeps them at the boundary, ignores `max_age`, ages them from their
+    /// sending, or stamps the alert with the sending gets wrong.
+    #[test]
+    fn ci_seeds_tell_age_stories_at_every_boundary() {
+        let d = defaults();
+        let (mut short, mut at, mut past, mut slow_first, mut slow_last) = (0, 0, 0, 0, 0);
+        for seed in 52817..52817 + 40 {
+            let Some(a) = drawing(seed, &d).1 else {
+                continue;
+            };
+            let still_counts = a.decided < a.max_age;
+            short += usize::from(still_counts && a.max_age % 1000 != 0);
+            at += usize::from(a.decided == a.max_age);
+            past += usize::from(a.decided > a.max_age);
+            slow_first += usize::from(a.slow_first && still_counts);
+            slow_last += usize::from(a.slow_last && still_counts);
+        }
+        for (what, n) in [
+            ("short of a max_age off the whole second", short),
+            ("at max_age", at),
+            ("past max_age", past),
+            ("short of max_age after late old failures", slow_first),
+            ("short of max_age with a late last failure", slow_last),
+        ] {
+            assert!(n >= 3, "{n} of 40 age stories decide {what}");
+        }
     }
 
     #[test]
