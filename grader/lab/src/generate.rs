@@ -133,6 +133,11 @@ impl Moments {
         }
     }
 
+    /// Whether nothing has happened on any target yet.
+    pub fn is_empty(&self) -> bool {
+        self.by_target.is_empty()
+    }
+
     /// Something happened on `target` now.
     pub fn note(&mut self, target: &str) {
         let list = self.by_target.entry(target.to_owned()).or_default();

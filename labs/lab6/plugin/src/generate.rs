@@ -11,7 +11,9 @@
 //! due at the same moment newest first (the harness's `wake_order`): who gets a freed
 //! slot is the rules' choice, not the scheduler's. Many others, drawn from dice of their
 //! own, fill a dependency's slots and queue while a retry pauses, so that the retry comes
-//! back the very millisecond after the queued requests' wait ends. Concurrent sends go only
+//! back the very millisecond after the queued requests' wait ends, turn probes away with
+//! every slot held by calls whose callers gave up, or follow one
+//! operation to the millisecond its second pause ends. Concurrent sends go only
 //! to a dependency that holds calls, and backoffs stay above 0 so that every retry waits
 //! on the fake clock: nothing drawn depends on thread timing.
 
@@ -37,8 +39,9 @@ pub fn draft(seed: u64, defaults: &[TargetPlan<Settings>]) -> Draft {
     drawing(seed, defaults).0
 }
 
-/// The draft of `seed`, and the dependency its expiry story was told on, if one was.
-fn drawing(seed: u64, defaults: &[TargetPlan<Settings>]) -> (Draft, Option<usize>) {
+/// The draft of `seed`, and the dependencies its expiry, probe and pause stories were
+/// told on, where they were.
+fn drawing(seed: u64, defaults: &[TargetPlan<Settings>]) -> (Draft, [Option<usize>; 3]) {
     let mut dice = Dice::new(seed);
     let mut targets = Map::new();
     let mut deps = Vec::new();
@@ -99,6 +102,8 @@ fn drawing(seed: u64, defaults: &[TargetPlan<Settings>]) -> (Draft, Option<usize
         extra: 0,
         extra_requests: 0,
         expiry: None,
+        probed: None,
+        paused: None,
     };
     // Requests woken at the same moment go on in the order the scenario sets: the rules
     // decide who gets a freed slot (the oldest queued request), not which thread runs
@@ -112,17 +117,19 @@ fn drawing(seed: u64, defaults: &[TargetPlan<Settings>]) -> (Draft, Option<usize
     if edge {
         g.retry_story(0, 1, false);
     }
+    let mut side = Dice::new(seed ^ EXPIRY_STORY_DICE);
+    let fresh = if queue || edge { 1 } else { 0 };
     if !newest_first {
-        let mut side = Dice::new(seed ^ EXPIRY_STORY_DICE);
-        let fresh = if queue || edge { 1 } else { 0 };
         g.expiry_story(&mut side, fresh);
     }
+    g.probe_story(&mut side, fresh, &[g.expiry]);
+    g.pause_story(&mut side, fresh, &[g.expiry, g.probed]);
     g.play();
     let draft = Draft {
         targets,
         steps: g.steps,
     };
-    (draft, g.expiry)
+    (draft, [g.expiry, g.probed, g.paused])
 }
 
 /// Settings for one dependency, within the lab's ranges, most of them off the defaults.
@@ -206,8 +213,10 @@ struct Drawing {
     /// `MAX_REQUESTS`.
     extra: usize,
     extra_requests: u64,
-    /// The dependency the expiry story was told on.
+    /// The dependencies the expiry, probe and pause stories were told on.
     expiry: Option<usize>,
+    probed: Option<usize>,
+    paused: Option<usize>,
 }
 
 impl Drawing {
@@ -456,6 +465,113 @@ impl Drawing {
         }
     }
 
+    /// After a story told on dice of its own: the rest of the draft is drawn from the
+    /// moments it had before the story (`saved`), or, when nothing had happened then, as
+    /// if the scenario started now.
+    fn resume(&mut self, saved: Moments) {
+        let now = self.moments.now;
+        self.moments = if saved.is_empty() {
+            Moments::starting_at(now)
+        } else {
+            let mut moments = saved;
+            moments.now = now;
+            moments
+        };
+    }
+
+    /// Probes the shop's own bulkhead turns away, on a dependency from `first` on that
+    /// has not been touched yet (`skip` aside): every slot taken by a held call, the
+    /// callers timing out together at the end of their budget (which opens the circuit,
+    /// while the calls go on holding the slots), the clock to the end of the wait, then a
+    /// probe that finds no slot (turned away at once, or expiring in the queue) and
+    /// another: the first is handed back, so the second is a probe too, not
+    /// circuit_open. Last, the old calls are answered, one at a time.
+    fn probe_story(&mut self, side: &mut Dice, first: usize, skip: &[Option<usize>]) {
+        let fits = |s: &Settings| {
+            s.minimum_calls <= s.max_active && s.max_queue_wait_ms + 2 <= s.budget_ms
+        };
+        let candidates: Vec<usize> = (first..self.deps.len())
+            .filter(|&d| !skip.contains(&Some(d)) && fits(&self.deps[d].s))
+            .collect();
+        if candidates.is_empty() || !side.chance(85) {
+            return;
+        }
+        let before = (self.steps.len(), self.requests);
+        let moments = self.moments.clone();
+        let d = candidates[side.below(candidates.len() as u64) as usize];
+        let s = self.deps[d].s;
+        let name = self.deps[d].name.clone();
+        self.steps
+            .push(json!({"script": {"target": name, "answer": "hold"}}));
+        self.steps
+            .push(json!({"send": {"target": name, "count": s.max_active}}));
+        self.requests += s.max_active;
+        self.advance_by(s.budget_ms);
+        self.advance_by(s.open_for_ms);
+        for _ in 0..2 {
+            self.steps.push(json!({"send": {"target": name}}));
+            self.requests += 1;
+            if s.max_queued > 0 {
+                self.advance_by(s.max_queue_wait_ms + 1);
+            }
+        }
+        for _ in 0..s.max_active {
+            self.steps
+                .push(json!({"release": {"target": name, "count": 1, "answer": "ok"}}));
+        }
+        let dep = &mut self.deps[d];
+        dep.answer = "hold".to_owned();
+        dep.holding = true;
+        self.extra += self.steps.len() - before.0;
+        self.extra_requests += self.requests - before.1;
+        self.resume(moments);
+        self.probed = Some(d);
+    }
+
+    /// Two pauses of one operation on a dependency from `first` on that has not been
+    /// touched yet (`skip` aside), each to its end: a quick failure, the clock to the
+    /// moment its first pause ends (the second attempt fails too), then to one
+    /// millisecond before the second pause ends and on to its end. The second pause is
+    /// twice the first backoff with jitter drawn over its own length (rule 11), so the
+    /// third attempt starts at that very millisecond.
+    fn pause_story(&mut self, side: &mut Dice, first: usize, skip: &[Option<usize>]) {
+        let id = self.requests + 1;
+        let fits = |s: &Settings| {
+            s.jitter_percent >= 1
+                && s.max_attempts >= 3
+                && s.minimum_calls >= 3
+                && pause(s, id, 1) + pause(s, id, 2) + 2 <= s.budget_ms
+        };
+        let candidates: Vec<usize> = (first..self.deps.len())
+            .filter(|&d| !skip.contains(&Some(d)) && fits(&self.deps[d].s))
+            .collect();
+        if candidates.is_empty() || !side.chance(85) {
+            return;
+        }
+        let before = (self.steps.len(), self.requests);
+        let moments = self.moments.clone();
+        let d = candidates[side.below(candidates.len() as u64) as usize];
+        let s = self.deps[d].s;
+        let name = self.deps[d].name.clone();
+        let failure = *side.pick(&["unavailable", "refused"]);
+        self.steps
+            .push(json!({"script": {"target": name, "answer": failure}}));
+        self.steps.push(json!({"send": {"target": name}}));
+        self.requests += 1;
+        let start = self.moments.now;
+        self.advance_by(pause(&s, id, 1));
+        self.advance_by(pause(&s, id, 2) - 1);
+        self.advance_by(1);
+        let dep = &mut self.deps[d];
+        dep.answer = failure.to_owned();
+        // Its later attempts may still pause and retry until its budget ends.
+        dep.retries_until = dep.retries_until.max(start + s.budget_ms + 1);
+        self.extra += self.steps.len() - before.0;
+        self.extra_requests += self.requests - before.1;
+        self.resume(moments);
+        self.paused = Some(d);
+    }
+
     /// A request due back from its pause the very millisecond after queued requests'
     /// wait ends, on a dependency from `first` on that has not been touched yet: a quick
     /// failure, then, while it pauses, held calls in every slot and requests in every
@@ -513,17 +629,9 @@ impl Drawing {
         let dep = &mut self.deps[d];
         dep.answer = "hold".to_owned();
         dep.holding = true;
-        self.extra = self.steps.len() - before.0;
-        self.extra_requests = self.requests - before.1;
-        // The rest of the draft is drawn from the moments it had before the story, or,
-        // when nothing happened before it, as if the scenario started now.
-        let mut moments = if before.1 == 0 {
-            Moments::starting_at(self.moments.now)
-        } else {
-            moments
-        };
-        moments.now = self.moments.now;
-        self.moments = moments;
+        self.extra += self.steps.len() - before.0;
+        self.extra_requests += self.requests - before.1;
+        self.resume(moments);
         self.expiry = Some(d);
     }
 
@@ -818,8 +926,9 @@ mod tests {
         let d = defaults();
         for seed in 1..300 {
             let draft = draft(seed, &d);
-            // An expiry story takes fifteen steps at most (eight slots).
-            assert!(draft.steps.len() <= MAX_STEPS + 3 + 15, "seed {seed}");
+            // Two stories at most (one per dependency), each of sixteen steps at most
+            // (an expiry story or a probe story with eight slots).
+            assert!(draft.steps.len() <= MAX_STEPS + 3 + 2 * 16, "seed {seed}");
             for (name, o) in &draft.targets {
                 let mut v = json!(d[0].settings);
                 if let (Value::Object(v), Value::Object(o)) = (&mut v, o) {
@@ -875,9 +984,33 @@ mod tests {
     fn ci_seeds_bring_retries_back_the_millisecond_after_a_queue_wait() {
         let d = defaults();
         let told = (61409..61409 + 40)
-            .filter(|&seed| drawing(seed, &d).1.is_some())
+            .filter(|&seed| drawing(seed, &d).1[0].is_some())
             .count();
         assert!(told >= 6, "{told} of 40 tell an expiry story");
+    }
+
+    /// Over the seeds CI grades, how many turn probes away with the shop's own bulkhead
+    /// full: where a shop that does not hand a turned-away probe back answers
+    /// circuit_open.
+    #[test]
+    fn ci_seeds_turn_probes_away_with_the_slots_full() {
+        let d = defaults();
+        let told = (61409..61409 + 40)
+            .filter(|&seed| drawing(seed, &d).1[1].is_some())
+            .count();
+        assert!(told >= 6, "{told} of 40 tell a probe story");
+    }
+
+    /// Over the seeds CI grades, how many follow one operation to the millisecond its
+    /// second pause ends: where a shop that draws the second jitter over the backoff, or
+    /// does not double the pause, starts its third attempt at another moment.
+    #[test]
+    fn ci_seeds_follow_a_second_pause_to_its_end() {
+        let d = defaults();
+        let told = (61409..61409 + 40)
+            .filter(|&seed| drawing(seed, &d).1[2].is_some())
+            .count();
+        assert!(told >= 6, "{told} of 40 tell a pause story");
     }
 
     #[test]
