@@ -14,7 +14,9 @@
 //! round's last probe held across a clock advance. Many start with an age story on a
 //! bystander flow, drawn from dice of its own: failures one short of the sample, the
 //! clock to one millisecond short of `max_age` after their answer, at it or past it, and
-//! the failure that completes the sample, some of them answered late. A third of the
+//! the failure that completes the sample, some of them answered late; and with a probe
+//! story on another: a half-open round in which one probe came back and more messages
+//! come than probes are left, while the partner holds them. A third of the
 //! flows sit their rate just above a share their minimum sample can hold (67 % over 2
 //! of 3).
 //! Concurrent sends go only to an endpoint that holds calls, as the lab's checks demand:
@@ -42,8 +44,9 @@ pub fn draft(seed: u64, defaults: &[TargetPlan<Settings>]) -> Draft {
     drawing(seed, defaults).0
 }
 
-/// The draft of `seed`, and the age story it told.
-fn drawing(seed: u64, defaults: &[TargetPlan<Settings>]) -> (Draft, Option<AgeStory>) {
+/// The draft of `seed`, the age story it told and the flow of its probe story, where
+/// it told them.
+fn drawing(seed: u64, defaults: &[TargetPlan<Settings>]) -> (Draft, Stories) {
     let mut dice = Dice::new(seed);
     let mut targets = Map::new();
     let mut flows = Vec::new();
@@ -72,14 +75,18 @@ fn drawing(seed: u64, defaults: &[TargetPlan<Settings>]) -> (Draft, Option<AgeSt
         messages: 0,
         extra: 0,
         age: None,
+        probe: None,
     };
     g.play();
     let draft = Draft {
         targets,
         steps: g.steps,
     };
-    (draft, g.age)
+    (draft, (g.age, g.probe))
 }
+
+/// The stories a draft told: its age story, and the flow of its probe story.
+type Stories = (Option<AgeStory>, Option<usize>);
 
 /// Settings for one flow: within the lab's ranges, most of them off the defaults.
 fn settings(dice: &mut Dice, default: &Settings) -> Settings {
@@ -194,16 +201,19 @@ struct Drawing {
     moments: Moments,
     steps: Vec<Value>,
     messages: u64,
-    /// Steps the age story took, beyond the draft's own `MAX_STEPS`.
+    /// Steps the stories took, beyond the draft's own `MAX_STEPS`.
     extra: usize,
     /// The age story told, if one was.
     age: Option<AgeStory>,
+    /// The flow the probe story was told on.
+    probe: Option<usize>,
 }
 
 /// What an age story drew: when its last failure was decided, from the answer of the
 /// old ones, against the flow's `max_age`, and which of its answers came late.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct AgeStory {
+    flow: usize,
     max_age: u64,
     decided: u64,
     slow_first: bool,
@@ -216,6 +226,7 @@ impl Drawing {
         let main = self.dice.below(self.flows.len() as u64) as usize;
         // Many start with an age story on a bystander, before anything else happens.
         self.age_story(main);
+        self.probe_story(main);
         let max_steps = MAX_STEPS + self.extra;
         // Some start with a whole outage and recovery, while every circuit is still
         // CLOSED, so that what comes after is known to happen.
@@ -445,16 +456,57 @@ impl Drawing {
             self.script(f, Some(answer));
             self.send(f, 1);
         }
-        self.extra = self.steps.len() - before.0;
+        self.extra += self.steps.len() - before.0;
         self.messages = before.1;
         // The rest of the draft is drawn as if the scenario started now.
         self.moments = Moments::starting_at(self.moments.now);
         self.age = Some(AgeStory {
+            flow: f,
             max_age,
             decided,
             slow_first,
             slow_last: slow > 0,
         });
+    }
+
+    /// A half-open round on a bystander of flow `main` (the age story's aside) with two
+    /// probes or more: failures enough to open it, the clock to the end of its wait, one
+    /// probe held and answered with a success, then more messages than the round has
+    /// probes left, one after the other, while the partner holds them: the probes left
+    /// go through until the bulkhead is full (a probe it turns away is handed back, and
+    /// the next message is a probe again), the rest get circuit_open. Last, the held
+    /// probes answered one at a time, with successes, which closes the circuit.
+    fn probe_story(&mut self, main: usize) {
+        let told = self.age.map(|a| a.flow);
+        let candidates: Vec<usize> = (0..self.flows.len())
+            .filter(|&f| f != main && Some(f) != told && self.flows[f].s.probes >= 2)
+            .collect();
+        if candidates.is_empty() || !self.side.chance(85) {
+            return;
+        }
+        let before = (self.steps.len(), self.messages);
+        let f = candidates[self.side.below(candidates.len() as u64) as usize];
+        let s = self.flows[f].s;
+        let answer = failure_answer(&mut self.side);
+        self.script(f, Some(answer));
+        self.send(f, s.minimum_calls);
+        self.advance_by(s.open_for_ms);
+        self.script(f, Some("hold".to_owned()));
+        self.send(f, 1);
+        let answer = success_answer(&mut self.side);
+        self.release_with(f, answer);
+        let left = s.probes - 1;
+        let count = left + self.side.range(1, 2);
+        self.send(f, count);
+        for _ in 0..left.min(s.max_concurrent) {
+            let answer = success_answer(&mut self.side);
+            self.release_with(f, answer);
+        }
+        self.flows[f].held = 0;
+        self.extra += self.steps.len() - before.0;
+        self.messages = before.1;
+        self.moments = Moments::starting_at(self.moments.now);
+        self.probe = Some(f);
     }
 
     /// Flow `f`, CLOSED, opens and recovers, with one answer held across a clock advance:
@@ -860,8 +912,8 @@ mod tests {
         let mut answers = std::collections::BTreeSet::new();
         for seed in 1..300 {
             let draft = draft(seed, &d);
-            // An age story takes eleven steps at most.
-            assert!(draft.steps.len() <= MAX_STEPS + 3 + 11, "seed {seed}");
+            // An age story takes eleven steps at most, a probe story eleven.
+            assert!(draft.steps.len() <= MAX_STEPS + 3 + 22, "seed {seed}");
             for step in &draft.steps {
                 if let Some(a) = step.pointer("/script/answer").and_then(Value::as_str) {
                     let class = match a.parse::<u16>() {
@@ -964,12 +1016,40 @@ mod tests {
     /// while the old ones still count: the moments a gateway that ages outcomes in whole
     /// seconds, keeps them at the boundary, ignores `max_age`, ages them from their
     /// sending, or stamps the alert with the sending gets wrong.
+    /// Over the seeds CI grades, how many tell a probe story with more probes left than
+    /// slots (a probe the bulkhead turns away, and a message the breaker must turn
+    /// away while the probes hold every slot), and with slots enough for every probe
+    /// left (a message past the round's probes, after one probe came back).
+    #[test]
+    fn ci_seeds_tell_probe_stories_with_slots_short_and_to_spare() {
+        let d = defaults();
+        let (mut short, mut spare) = (0, 0);
+        for seed in 52817..52817 + 40 {
+            let (draft, (_, probe)) = drawing(seed, &d);
+            let Some(f) = probe else {
+                continue;
+            };
+            let o = draft.targets.get(&d[f].name).cloned().unwrap_or(json!({}));
+            let s: Settings = serde_json::from_value(merge(&d[0].settings, &o)).expect("s");
+            if s.probes > s.max_concurrent {
+                short += 1;
+            } else {
+                spare += 1;
+            }
+        }
+        assert!(short >= 3, "{short} of 40 probe stories fill every slot");
+        assert!(
+            spare >= 3,
+            "{spare} of 40 probe stories have slots to spare"
+        );
+    }
+
     #[test]
     fn ci_seeds_tell_age_stories_at_every_boundary() {
         let d = defaults();
         let (mut short, mut at, mut past, mut slow_first, mut slow_last) = (0, 0, 0, 0, 0);
         for seed in 52817..52817 + 40 {
-            let Some(a) = drawing(seed, &d).1 else {
+            let Some(a) = drawing(seed, &d).1.0 else {
                 continue;
             };
             let still_counts = a.decided < a.max_age;
