@@ -977,40 +977,22 @@ mod tests {
         (newest && freed, probed)
     }
 
-    /// Over the seeds CI grades, how many bring a retry back the millisecond after a
-    /// full queue's wait ends: where a shop that lets queued requests leave a whole
-    /// millisecond late turns the retry away.
+    /// Over the seeds CI grades, how many tell each story: an expiry story (a retry back
+    /// the millisecond after a full queue's wait ends, where a shop that lets queued
+    /// requests leave a millisecond late turns it away), a probe story (probes turned
+    /// away with every slot held, where a shop that does not hand them back answers
+    /// circuit_open) and a pause story (an operation followed to the millisecond its
+    /// second pause ends, where a shop that draws that jitter over the backoff, or does
+    /// not double the pause, starts the third attempt at another moment).
     #[test]
-    fn ci_seeds_bring_retries_back_the_millisecond_after_a_queue_wait() {
+    fn ci_seeds_tell_every_story() {
         let d = defaults();
-        let told = (61409..61409 + 40)
-            .filter(|&seed| drawing(seed, &d).1[0].is_some())
-            .count();
-        assert!(told >= 6, "{told} of 40 tell an expiry story");
-    }
-
-    /// Over the seeds CI grades, how many turn probes away with the shop's own bulkhead
-    /// full: where a shop that does not hand a turned-away probe back answers
-    /// circuit_open.
-    #[test]
-    fn ci_seeds_turn_probes_away_with_the_slots_full() {
-        let d = defaults();
-        let told = (61409..61409 + 40)
-            .filter(|&seed| drawing(seed, &d).1[1].is_some())
-            .count();
-        assert!(told >= 6, "{told} of 40 tell a probe story");
-    }
-
-    /// Over the seeds CI grades, how many follow one operation to the millisecond its
-    /// second pause ends: where a shop that draws the second jitter over the backoff, or
-    /// does not double the pause, starts its third attempt at another moment.
-    #[test]
-    fn ci_seeds_follow_a_second_pause_to_its_end() {
-        let d = defaults();
-        let told = (61409..61409 + 40)
-            .filter(|&seed| drawing(seed, &d).1[2].is_some())
-            .count();
-        assert!(told >= 6, "{told} of 40 tell a pause story");
+        for (story, name) in ["an expiry", "a probe", "a pause"].iter().enumerate() {
+            let told = (61409..61409 + 40)
+                .filter(|&seed| drawing(seed, &d).1[story].is_some())
+                .count();
+            assert!(told >= 6, "{told} of 40 tell {name} story");
+        }
     }
 
     #[test]
