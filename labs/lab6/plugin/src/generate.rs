@@ -200,6 +200,13 @@ struct Dependency {
     queue_until: u64,
 }
 
+/// Where a draft was when a story began.
+struct StoryStart {
+    steps: usize,
+    requests: u64,
+    moments: Moments,
+}
+
 /// A draft being drawn.
 struct Drawing {
     dice: Dice,
@@ -465,15 +472,44 @@ impl Drawing {
         }
     }
 
-    /// After a story told on dice of its own: the rest of the draft is drawn from the
-    /// moments it had before the story (`saved`), or, when nothing had happened then, as
-    /// if the scenario started now.
-    fn resume(&mut self, saved: Moments) {
+    /// The dependency a story is told on: one from `first` on, not in `skip`, whose
+    /// settings `fits` (most of the time, when there is one).
+    fn story_dependency(
+        &self,
+        side: &mut Dice,
+        first: usize,
+        skip: &[Option<usize>],
+        fits: impl Fn(&Settings) -> bool,
+    ) -> Option<usize> {
+        let candidates: Vec<usize> = (first..self.deps.len())
+            .filter(|&d| !skip.contains(&Some(d)) && fits(&self.deps[d].s))
+            .collect();
+        if candidates.is_empty() || !side.chance(85) {
+            return None;
+        }
+        Some(candidates[side.below(candidates.len() as u64) as usize])
+    }
+
+    /// Where the draft was when a story began.
+    fn story_start(&self) -> StoryStart {
+        StoryStart {
+            steps: self.steps.len(),
+            requests: self.requests,
+            moments: self.moments.clone(),
+        }
+    }
+
+    /// After a story told on dice of its own: its steps and requests count beyond the
+    /// draft's limits, and the rest of the draft is drawn from the moments it had before
+    /// the story, or, when nothing had happened then, as if the scenario started now.
+    fn story_end(&mut self, start: StoryStart) {
+        self.extra += self.steps.len() - start.steps;
+        self.extra_requests += self.requests - start.requests;
         let now = self.moments.now;
-        self.moments = if saved.is_empty() {
+        self.moments = if start.moments.is_empty() {
             Moments::starting_at(now)
         } else {
-            let mut moments = saved;
+            let mut moments = start.moments;
             moments.now = now;
             moments
         };
@@ -490,15 +526,10 @@ impl Drawing {
         let fits = |s: &Settings| {
             s.minimum_calls <= s.max_active && s.max_queue_wait_ms + 2 <= s.budget_ms
         };
-        let candidates: Vec<usize> = (first..self.deps.len())
-            .filter(|&d| !skip.contains(&Some(d)) && fits(&self.deps[d].s))
-            .collect();
-        if candidates.is_empty() || !side.chance(85) {
+        let Some(d) = self.story_dependency(side, first, skip, fits) else {
             return;
-        }
-        let before = (self.steps.len(), self.requests);
-        let moments = self.moments.clone();
-        let d = candidates[side.below(candidates.len() as u64) as usize];
+        };
+        let start = self.story_start();
         let s = self.deps[d].s;
         let name = self.deps[d].name.clone();
         self.steps
@@ -522,9 +553,7 @@ impl Drawing {
         let dep = &mut self.deps[d];
         dep.answer = "hold".to_owned();
         dep.holding = true;
-        self.extra += self.steps.len() - before.0;
-        self.extra_requests += self.requests - before.1;
-        self.resume(moments);
+        self.story_end(start);
         self.probed = Some(d);
     }
 
@@ -542,15 +571,10 @@ impl Drawing {
                 && s.minimum_calls >= 3
                 && pause(s, id, 1) + pause(s, id, 2) + 2 <= s.budget_ms
         };
-        let candidates: Vec<usize> = (first..self.deps.len())
-            .filter(|&d| !skip.contains(&Some(d)) && fits(&self.deps[d].s))
-            .collect();
-        if candidates.is_empty() || !side.chance(85) {
+        let Some(d) = self.story_dependency(side, first, skip, fits) else {
             return;
-        }
-        let before = (self.steps.len(), self.requests);
-        let moments = self.moments.clone();
-        let d = candidates[side.below(candidates.len() as u64) as usize];
+        };
+        let start = self.story_start();
         let s = self.deps[d].s;
         let name = self.deps[d].name.clone();
         let failure = *side.pick(&["unavailable", "refused"]);
@@ -558,17 +582,15 @@ impl Drawing {
             .push(json!({"script": {"target": name, "answer": failure}}));
         self.steps.push(json!({"send": {"target": name}}));
         self.requests += 1;
-        let start = self.moments.now;
+        let sent = self.moments.now;
         self.advance_by(pause(&s, id, 1));
         self.advance_by(pause(&s, id, 2) - 1);
         self.advance_by(1);
         let dep = &mut self.deps[d];
         dep.answer = failure.to_owned();
         // Its later attempts may still pause and retry until its budget ends.
-        dep.retries_until = dep.retries_until.max(start + s.budget_ms + 1);
-        self.extra += self.steps.len() - before.0;
-        self.extra_requests += self.requests - before.1;
-        self.resume(moments);
+        dep.retries_until = dep.retries_until.max(sent + s.budget_ms + 1);
+        self.story_end(start);
         self.paused = Some(d);
     }
 
@@ -590,15 +612,10 @@ impl Drawing {
                 && p > s.max_queue_wait_ms
                 && p + 2 <= s.budget_ms
         };
-        let candidates: Vec<usize> = (first..self.deps.len())
-            .filter(|&d| fits(&self.deps[d].s))
-            .collect();
-        if candidates.is_empty() || !side.chance(85) {
+        let Some(d) = self.story_dependency(side, first, &[], fits) else {
             return;
-        }
-        let before = (self.steps.len(), self.requests);
-        let moments = self.moments.clone();
-        let d = candidates[side.below(candidates.len() as u64) as usize];
+        };
+        let start = self.story_start();
         let s = self.deps[d].s;
         let name = self.deps[d].name.clone();
         let due = self.moments.now + pause(&s, id, 1);
@@ -629,9 +646,7 @@ impl Drawing {
         let dep = &mut self.deps[d];
         dep.answer = "hold".to_owned();
         dep.holding = true;
-        self.extra += self.steps.len() - before.0;
-        self.extra_requests += self.requests - before.1;
-        self.resume(moments);
+        self.story_end(start);
         self.expiry = Some(d);
     }
 
