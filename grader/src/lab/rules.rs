@@ -52,6 +52,13 @@ pub struct Rule {
     /// most). Their hint is then the lab's own words for what the harness saw.
     #[serde(default)]
     pub stuck: bool,
+    /// Rules this one rests on (the rate is judged over the window, so `opens_at_rate`
+    /// builds on `window_keeps_latest`): when most failures point at this rule but a
+    /// failure at a step named for one of these shows that one broken where this rule
+    /// does not explain it, "Start here" names the one it builds on: the foundation is
+    /// fixed first.
+    #[serde(default)]
+    pub builds_on: Vec<String>,
 }
 
 /// What a failure looks like when it shows a rule broken.
@@ -185,6 +192,19 @@ impl Rules {
                 (true, None) => stuck = Some(&r.id),
                 _ => {}
             }
+            for b in &r.builds_on {
+                if b == &r.id {
+                    problems.push(problem(format!("rule `{b}` cannot build on itself")));
+                } else if self.get(b).is_none() {
+                    problems.push(
+                        problem(format!(
+                            "rule `{}` builds on `{b}`, which is not a rule of this file",
+                            r.id
+                        ))
+                        .help("name in `builds_on` the id of another rule of rules.json"),
+                    );
+                }
+            }
             for p in &r.race_properties {
                 if let Some(first) = self.rules[..i]
                     .iter()
@@ -215,11 +235,12 @@ mod tests {
     }
 
     #[test]
-    fn a_rule_twice_two_stuck_rules_and_a_shared_property_are_refused() {
+    fn a_rule_twice_two_stuck_rules_a_shared_property_and_a_bad_foundation_are_refused() {
         let text = r#"{"format_version": 1, "rules": [
   {"id": "a", "rule": "A.", "hint": "Do a.", "stuck": true, "race_properties": ["p"]},
   {"id": "b", "rule": "B.", "hint": "Do b.", "stuck": true, "race_properties": ["p"]},
-  {"id": "a", "rule": "A again.", "hint": " "}
+  {"id": "a", "rule": "A again.", "hint": " "},
+  {"id": "c", "rule": "C.", "hint": "Do c.", "builds_on": ["c", "nowhere", "a"]}
 ]}"#;
         let problems = read(text);
         assert_eq!(
@@ -229,6 +250,8 @@ mod tests {
                 "rules.json:3:4: the race property `p` belongs to rule `a` already",
                 "rules.json:4:4: the rule `a` is listed twice\n  help: give each rule an id of its own",
                 "rules.json:4:4: the hint of rule `a` is empty",
+                "rules.json:5:4: rule `c` cannot build on itself",
+                "rules.json:5:4: rule `c` builds on `nowhere`, which is not a rule of this file\n  help: name in `builds_on` the id of another rule of rules.json",
             ]
         );
     }
