@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crate::subs::{Layout, apply_mutant, edit, folder, json, write};
-use crate::util::{grader, kit, scratch_kit, stdout, transcript};
+use crate::util::{grader, kit, scratch_kit, stdout, transcript, whole_lab_audit};
 
 /// Lab 5's declared files, relative to the student crate.
 const FILES: [&str; 5] = [
@@ -111,7 +111,8 @@ fn the_untouched_skeleton_gets_zero_and_starts_at_gateway_new() {
 
 #[test]
 fn the_audit_catches_every_mutant_and_passes_the_reference() {
-    let output = grader()
+    let (_turn, mut audit) = whole_lab_audit("lab5");
+    let output = audit
         // One pool of workers runs every scenario on the reference, the alternatives and
         // the mutants, as for lab 4: most runs take milliseconds, and the few stuck on a
         // held lock only wait, so many at once cost little. A lower per-scenario limit
@@ -119,7 +120,7 @@ fn the_audit_catches_every_mutant_and_passes_the_reference() {
         // milliseconds either way. One run each: lab 4's audit already shows that a
         // verdict that changes between runs is caught, and `grader audit lab5` (three
         // runs) is the full proof.
-        .args(["audit", "lab5", "--runs", "1", "-j", "16", "--timeout", "3"])
+        .args(["--runs", "1", "-j", "16", "--timeout", "3"])
         .output()
         .expect("run the grader");
     let text = stdout(&output);

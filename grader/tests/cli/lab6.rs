@@ -3,7 +3,7 @@
 //! submission that waits in real time, every format, and the student edition.
 
 use crate::subs::{Layout, apply_mutant, edit, folder, write};
-use crate::util::{grader, kit, scratch_kit, stdout, transcript};
+use crate::util::{grader, kit, scratch_kit, stdout, transcript, whole_lab_audit};
 
 /// Lab 6's student files, relative to the student crate.
 const FILES: [&str; 6] = [
@@ -324,12 +324,13 @@ fn a_wake_up_before_the_hand_over_is_told_as_the_handout_shows() {
 
 #[test]
 fn the_audit_catches_every_mutant_and_keeps_every_alternative_at_full_marks() {
-    let output = grader()
+    let (_turn, mut audit) = whole_lab_audit("lab6");
+    let output = audit
         // As for lab 5: one run each keeps it cheap; `grader audit lab6` (three runs) is
         // the full proof. The limit per scenario is a safety net, not a verdict: a race
         // check of lab 6 (500 schedules of up to two shop instances) takes a fifth of a
         // second of CPU alone, sixteen at once on two busy cores many times that.
-        .args(["audit", "lab6", "--runs", "1", "-j", "16", "--timeout", "5"])
+        .args(["--runs", "1", "-j", "16", "--timeout", "5"])
         .output()
         .expect("run the grader");
     let text = stdout(&output);

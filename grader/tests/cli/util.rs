@@ -15,6 +15,24 @@ pub fn bounded(program: impl AsRef<std::ffi::OsStr>) -> assert_cmd::Command {
     cmd
 }
 
+/// How long a whole-lab audit (every scenario on the reference, the alternatives and every
+/// mutant, race checks and generated seeds included) may take. An audit is the heaviest
+/// program the tests run: alone on two quiet cores lab 5's takes about six minutes, and the
+/// tests beside it slow it down. It is still bounded, so an audit that hangs fails the test.
+pub const AUDIT_LIMIT: Duration = Duration::from_secs(1500);
+
+/// A whole-lab audit, bounded by [`AUDIT_LIMIT`], taking its turn: the returned guard is
+/// held while it runs, so two audits never share the cores (two at once each take twice as
+/// long, and neither says anything the other does not). Time spent waiting for the turn is
+/// not counted against the limit.
+pub fn whole_lab_audit(lab: &str) -> (std::sync::MutexGuard<'static, ()>, assert_cmd::Command) {
+    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let turn = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut cmd = grader();
+    cmd.timeout(AUDIT_LIMIT).args(["audit", lab]);
+    (turn, cmd)
+}
+
 /// The kit's root folder (the workspace).
 pub fn kit() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
