@@ -17,6 +17,7 @@ pub mod generate;
 pub mod limits;
 pub mod picture;
 pub mod plot;
+pub mod records;
 pub mod rehearsal;
 pub mod schema;
 pub mod sends;

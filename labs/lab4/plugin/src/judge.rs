@@ -1,9 +1,10 @@
 //! Lab 4's expectations against what its harness observed after each step.
 
-use grader_lab::{Difference, Snapshot, StepRecord, quantity, sends};
+use grader_lab::{Difference, Snapshot, StepRecord, quantity, records, sends};
 use lab4_harness::wire::Observation;
 
 use crate::steps::Step;
+use crate::words::RECORDS;
 
 /// Compares one step's expectations with its record: the first difference.
 pub fn step(step: &Step, r: &StepRecord<Observation>) -> Option<Difference> {
@@ -58,7 +59,7 @@ fn check(step: &Step, r: &StepRecord<Observation>) -> Option<(String, String)> {
         }
         Step::ExpectTransitions(want) => {
             let got = r.observation.transitions.clone().unwrap_or_default();
-            (want != &got).then(|| (records(want), records(&got)))
+            records::compare(want, &got, RECORDS)
         }
         Step::Script(_) | Step::Advance(_) => None,
     }
@@ -82,13 +83,5 @@ pub fn snapshot(o: &Observation) -> Snapshot {
             })
             .collect(),
         records: o.transitions.clone().unwrap_or_default(),
-    }
-}
-
-fn records(lines: &[String]) -> String {
-    if lines.is_empty() {
-        "no transition records".to_owned()
-    } else {
-        format!("[{}]", lines.join("; "))
     }
 }

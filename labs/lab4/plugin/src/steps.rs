@@ -26,7 +26,7 @@ pub const OUTCOMES: [&str; 8] = ["OK", "B201", "E500", "E901", "E902", "E904", "
 /// Codes a target can answer with.
 pub const ANSWER_CODES: [&str; 5] = ["OK", "B201", "E500", "E901", "E902"];
 /// Breaker states.
-pub const STATES: [&str; 3] = ["CLOSED", "OPEN", "HALF_OPEN"];
+pub use grader_lab::records::STATES;
 
 /// One step of a scenario.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]

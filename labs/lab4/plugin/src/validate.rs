@@ -3,12 +3,12 @@
 //! to release, and concurrent sends that cannot depend on thread timing.
 
 use grader_lab::sends::{self, Holds};
-use grader_lab::{Checker, quantity};
+use grader_lab::{Checker, quantity, records};
 use lab4_harness::systems;
 use lab4_harness::wire::Settings;
 
 use crate::steps::{ANSWER_CODES, OUTCOMES, RELEASE_ANSWERS, SCRIPT_ANSWERS, STATES, Step};
-use crate::words::NOUNS;
+use crate::words::{NOUNS, RECORDS};
 
 /// Notes a problem when `target`'s system never gives `answer` (claims has no
 /// insufficient funds). `answer` is one of the scripted answers already.
@@ -59,7 +59,6 @@ pub fn expects_something(step: &Step) -> bool {
 
 /// Checks every step, in order.
 pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
-    let targets = c.targets();
     // Per target: is it scripted to hold right now, and may calls be held in it?
     let mut holds = Holds::new();
     for (i, step) in steps.iter().enumerate() {
@@ -202,53 +201,8 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                 }
             }
             Step::ExpectTransitions(lines) => {
-                for line in lines {
-                    if let Err(why) = parse_transition_line(line, &targets) {
-                        c.problem(
-                            i,
-                            line,
-                            format!("`{line}` is not a transition record: {why}"),
-                            Some(
-                                "write records like \"00:02:00.000 core_banking CLOSED -> OPEN\""
-                                    .into(),
-                            ),
-                        );
-                    }
-                }
+                records::check_lines(c, i, lines, RECORDS, records::transition);
             }
         }
     }
-}
-
-/// Checks a transition line: `HH:MM:SS.mmm target FROM -> TO`.
-fn parse_transition_line(line: &str, targets: &[&str]) -> Result<(), String> {
-    let parts: Vec<&str> = line.split(' ').collect();
-    let [time, target, from, arrow, to] = parts[..] else {
-        return Err("expected five parts separated by single spaces".into());
-    };
-    let time_ok = time.len() == 12
-        && time.chars().enumerate().all(|(i, ch)| {
-            if [2, 5].contains(&i) {
-                ch == ':'
-            } else if i == 8 {
-                ch == '.'
-            } else {
-                ch.is_ascii_digit()
-            }
-        });
-    if !time_ok {
-        return Err(format!("`{time}` is not a time like 00:02:00.000"));
-    }
-    if !targets.contains(&target) {
-        return Err(format!("unknown target `{target}`"));
-    }
-    for state in [from, to] {
-        if !STATES.contains(&state) {
-            return Err(format!("unknown state `{state}`"));
-        }
-    }
-    if arrow != "->" {
-        return Err("the states must be joined by ` -> `".into());
-    }
-    Ok(())
 }

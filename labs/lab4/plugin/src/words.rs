@@ -1,11 +1,23 @@
 //! Lab 4's steps and settings in words, for reports and `grader explain`.
 
+use grader_lab::records::{self, Form};
 use grader_lab::sends::{self, Nouns};
 use grader_lab::{duration, quantity, times};
 use lab4_harness::systems;
 use lab4_harness::wire::{Settings, seen};
 
 use crate::steps::Step;
+
+/// How the relay writes its transition records.
+pub const RECORDS: Form = Form {
+    noun: "target",
+    plural: "records",
+    a_record: "a transition record",
+    none_yet: "no transition recorded yet",
+    none: "no transition records",
+    example: "00:02:00.000 core_banking CLOSED -> OPEN",
+    or: None,
+};
 
 /// What this lab's requests are, and where a held one waits.
 pub const NOUNS: Nouns = Nouns {
@@ -103,17 +115,7 @@ pub fn expectation(step: &Step) -> Option<String> {
             }
             Some(parts.join(", "))
         }
-        Step::ExpectTransitions(lines) if lines.is_empty() => {
-            Some("no transition recorded yet".to_owned())
-        }
-        Step::ExpectTransitions(lines) => Some(format!(
-            "exactly these records, in order:\n{}",
-            lines
-                .iter()
-                .map(|l| format!("        {l}"))
-                .collect::<Vec<_>>()
-                .join("\n")
-        )),
+        Step::ExpectTransitions(lines) => Some(records::expectation(lines, RECORDS)),
         Step::Script(_) | Step::Advance(_) => None,
     }
 }

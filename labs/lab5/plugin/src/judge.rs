@@ -1,9 +1,10 @@
 //! Lab 5's expectations against what its harness observed after each step.
 
-use grader_lab::{Difference, Snapshot, StepRecord, quantity, sends};
+use grader_lab::{Difference, Snapshot, StepRecord, quantity, records, sends};
 use lab5_harness::wire::Observation;
 
 use crate::steps::Step;
+use crate::words::{ALERTS, RECORDS};
 
 /// Compares one step's expectations with its record: the first difference.
 pub fn step(step: &Step, r: &StepRecord<Observation>) -> Option<Difference> {
@@ -56,16 +57,11 @@ fn check(step: &Step, r: &StepRecord<Observation>) -> Option<(String, String)> {
         }
         Step::ExpectTransitions(want) => {
             let got = r.observation.transitions.clone().unwrap_or_default();
-            (want != &got).then(|| {
-                (
-                    lines(want, "no transition records"),
-                    lines(&got, "no transition records"),
-                )
-            })
+            records::compare(want, &got, RECORDS)
         }
         Step::ExpectAlerts(want) => {
             let got = &r.observation.alerts;
-            (want != got).then(|| (lines(want, "no alerts"), lines(got, "no alerts")))
+            records::compare(want, got, ALERTS)
         }
         Step::Script(_) | Step::Advance(_) => None,
     }
@@ -89,13 +85,5 @@ pub fn snapshot(o: &Observation) -> Snapshot {
             })
             .collect(),
         records: o.journal.clone(),
-    }
-}
-
-fn lines(lines: &[String], none: &str) -> String {
-    if lines.is_empty() {
-        none.to_owned()
-    } else {
-        format!("[{}]", lines.join("; "))
     }
 }

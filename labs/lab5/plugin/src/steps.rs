@@ -23,7 +23,7 @@ pub const RELEASE_WORDS: [&str; 2] = ["timeout", "refused"];
 /// Words a message can be expected to end with, besides an HTTP status.
 pub const OUTCOME_WORDS: [&str; 5] = ["timeout", "refused", "circuit_open", "no_capacity", "held"];
 /// Circuit states.
-pub const STATES: [&str; 3] = ["CLOSED", "OPEN", "HALF_OPEN"];
+pub use grader_lab::records::STATES;
 
 /// One step of a scenario.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]

@@ -5,12 +5,13 @@
 
 use std::collections::BTreeMap;
 
+use grader_lab::records::{self, Form};
 use grader_lab::sends::{self, Holds};
 use grader_lab::{Checker, did_you_mean, quantity};
 use lab5_harness::wire::Settings;
 
 use crate::steps::{OUTCOME_WORDS, RELEASE_WORDS, SCRIPT_WORDS, STATES, Step};
-use crate::words::NOUNS;
+use crate::words::{ALERTS, NOUNS, RECORDS};
 
 /// Problems with one flow's settings, as (field, message).
 pub fn settings(s: &Settings) -> Vec<(&'static str, String)> {
@@ -173,32 +174,9 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                 }
             }
             Step::ExpectTransitions(lines) => {
-                for line in lines {
-                    if let Err(why) = transition_line(line, &flows) {
-                        c.problem(
-                            i,
-                            line,
-                            format!("`{line}` is not a transition record: {why}"),
-                            Some(
-                                "write records like \"00:01:40.000 acme/ORDERS CLOSED -> OPEN\""
-                                    .into(),
-                            ),
-                        );
-                    }
-                }
+                records::check_lines(c, i, lines, RECORDS, records::transition);
             }
-            Step::ExpectAlerts(lines) => {
-                for line in lines {
-                    if let Err(why) = alert_line(line, &flows) {
-                        c.problem(
-                            i,
-                            line,
-                            format!("`{line}` is not an alert: {why}"),
-                            Some("write alerts like \"00:01:40.000 acme/ORDERS opened: 5 of 10 calls failed\" or \"00:01:50.000 acme/ORDERS closed\"".into()),
-                        );
-                    }
-                }
-            }
+            Step::ExpectAlerts(lines) => records::check_lines(c, i, lines, ALERTS, alert_line),
         }
     }
 }
@@ -256,44 +234,10 @@ fn concurrent_expect(c: &mut Checker<'_>, step: usize, expect: &BTreeMap<String,
     }
 }
 
-/// Checks the time and the flow that start every record and alert; returns the rest.
-fn time_and_flow<'a>(line: &'a str, flows: &[&str]) -> Result<&'a str, String> {
-    let (time, rest) = line.split_once(' ').ok_or("it has no flow")?;
-    let time_ok = time.len() == 12
-        && time.chars().enumerate().all(|(i, ch)| match i {
-            2 | 5 => ch == ':',
-            8 => ch == '.',
-            _ => ch.is_ascii_digit(),
-        });
-    if !time_ok {
-        return Err(format!("`{time}` is not a time like 00:01:40.000"));
-    }
-    let (flow, rest) = rest.split_once(' ').ok_or("nothing follows the flow")?;
-    if !flows.contains(&flow) {
-        return Err(format!("unknown flow `{flow}`"));
-    }
-    Ok(rest)
-}
-
-/// Checks a transition line: `HH:MM:SS.mmm partner/TYPE FROM -> TO`.
-fn transition_line(line: &str, flows: &[&str]) -> Result<(), String> {
-    let rest = time_and_flow(line, flows)?;
-    let parts: Vec<&str> = rest.split(' ').collect();
-    let [from, "->", to] = parts[..] else {
-        return Err("expected `FROM -> TO` after the flow".into());
-    };
-    for state in [from, to] {
-        if !STATES.contains(&state) {
-            return Err(format!("unknown state `{state}`"));
-        }
-    }
-    Ok(())
-}
-
 /// Checks an alert line: `HH:MM:SS.mmm partner/TYPE opened: F of N calls failed` or
 /// `HH:MM:SS.mmm partner/TYPE closed`.
-fn alert_line(line: &str, flows: &[&str]) -> Result<(), String> {
-    let rest = time_and_flow(line, flows)?;
+fn alert_line(line: &str, flows: &[&str], form: Form) -> Result<(), String> {
+    let rest = records::time_and_target(line, flows, form)?;
     if rest == "closed" {
         return Ok(());
     }
@@ -325,13 +269,15 @@ mod tests {
 
     #[test]
     fn records_and_alerts_are_read_as_the_gateway_prints_them() {
+        let transition = |line| records::transition(line, &FLOWS, RECORDS);
+        let alert_line = |line, flows: &[&str]| alert_line(line, flows, ALERTS);
         assert_eq!(
-            transition_line("00:01:40.000 acme/ORDERS CLOSED -> OPEN", &FLOWS),
+            transition("00:01:40.000 acme/ORDERS CLOSED -> OPEN"),
             Ok(())
         );
-        assert!(transition_line("00:01:40.000 acme/INVOIC CLOSED -> OPEN", &FLOWS).is_err());
-        assert!(transition_line("0:01:40.000 acme/ORDERS CLOSED -> OPEN", &FLOWS).is_err());
-        assert!(transition_line("00:01:40.000 acme/ORDERS CLOSED OPEN", &FLOWS).is_err());
+        assert!(transition("00:01:40.000 acme/INVOIC CLOSED -> OPEN").is_err());
+        assert!(transition("0:01:40.000 acme/ORDERS CLOSED -> OPEN").is_err());
+        assert!(transition("00:01:40.000 acme/ORDERS CLOSED OPEN").is_err());
         assert_eq!(
             alert_line(
                 "00:01:40.000 acme/ORDERS opened: 5 of 10 calls failed",

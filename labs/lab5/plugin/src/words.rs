@@ -1,10 +1,33 @@
 //! Lab 5's steps and settings in words, for reports and `grader explain`.
 
+use grader_lab::records::{self, Form};
 use grader_lab::sends::{self, Nouns};
 use grader_lab::{duration, quantity, times};
 use lab5_harness::wire::{Settings, seen};
 
 use crate::steps::Step;
+
+/// How the gateway writes its transition records.
+pub const RECORDS: Form = Form {
+    noun: "flow",
+    plural: "records",
+    a_record: "a transition record",
+    none_yet: "no transition recorded yet",
+    none: "no transition records",
+    example: "00:01:40.000 acme/ORDERS CLOSED -> OPEN",
+    or: None,
+};
+
+/// How the alert log shows the alerts the gateway sent.
+pub const ALERTS: Form = Form {
+    noun: "flow",
+    plural: "alerts",
+    a_record: "an alert",
+    none_yet: "no alert sent yet",
+    none: "no alerts",
+    example: "00:01:40.000 acme/ORDERS opened: 5 of 10 calls failed",
+    or: Some("00:01:50.000 acme/ORDERS closed"),
+};
 
 /// What this lab's requests are, and where a held one waits.
 pub const NOUNS: Nouns = Nouns {
@@ -82,20 +105,10 @@ pub fn expectation(step: &Step) -> Option<String> {
             }
             Some(parts.join(", "))
         }
-        Step::ExpectTransitions(lines) => {
-            Some(listed(lines, "no transition recorded yet", "records"))
-        }
-        Step::ExpectAlerts(lines) => Some(listed(lines, "no alert sent yet", "alerts")),
+        Step::ExpectTransitions(lines) => Some(records::expectation(lines, RECORDS)),
+        Step::ExpectAlerts(lines) => Some(records::expectation(lines, ALERTS)),
         Step::Script(_) | Step::Advance(_) => None,
     }
-}
-
-fn listed(lines: &[String], none: &str, what: &str) -> String {
-    if lines.is_empty() {
-        return none.to_owned();
-    }
-    let lines: Vec<String> = lines.iter().map(|l| format!("        {l}")).collect();
-    format!("exactly these {what}, in order:\n{}", lines.join("\n"))
 }
 
 /// A flow's settings in words.

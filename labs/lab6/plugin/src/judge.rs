@@ -1,9 +1,10 @@
 //! Lab 6's expectations against what its harness observed after each step.
 
-use grader_lab::{Difference, Snapshot, StepRecord, quantity, sends};
+use grader_lab::{Difference, Snapshot, StepRecord, quantity, records, sends};
 use lab6_harness::wire::{LaneSnapshot, METRICS, Observation};
 
 use crate::steps::{ExpectStep, Step};
+use crate::words::RECORDS;
 
 /// Compares one step's expectations with its record: the first difference.
 pub fn step(step: &Step, r: &StepRecord<Observation>) -> Option<Difference> {
@@ -39,7 +40,7 @@ fn check(step: &Step, r: &StepRecord<Observation>) -> Option<(String, String)> {
                 .cloned()
                 .flatten()
                 .unwrap_or_default();
-            (want != &got).then(|| (lines(want), lines(&got)))
+            records::compare(want, &got, RECORDS)
         }
         Step::Script(_) | Step::WakeOrder(_) => None,
     }
@@ -182,12 +183,4 @@ fn lane_words(lane: &LaneSnapshot) -> String {
 
 fn plural(n: u64) -> &'static str {
     if n == 1 { "" } else { "s" }
-}
-
-fn lines(lines: &[String]) -> String {
-    if lines.is_empty() {
-        "no transition records".to_owned()
-    } else {
-        format!("[{}]", lines.join("; "))
-    }
 }

@@ -5,14 +5,15 @@
 
 use std::collections::BTreeMap;
 
-use grader_lab::Checker;
 use grader_lab::sends::Holds;
+use grader_lab::{Checker, records};
 use lab6_harness::wire::Settings;
 
 use crate::steps::{
     BROWSE_WORDS, CHECKOUT_WORDS, MAX_INSTANCES, MAX_LAYERS, METRICS, OUTCOME_WORDS, RELEASE_WORDS,
     SCRIPT_WORDS, STATES, Step, WAKE_ORDERS,
 };
+use crate::words::RECORDS;
 
 /// Problems with one dependency's settings, as (field, message).
 pub fn settings(s: &Settings) -> Vec<(&'static str, String)> {
@@ -73,7 +74,6 @@ fn outcomes_of(target: &str) -> &'static [&'static str] {
 
 /// Checks every step, in order.
 pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
-    let targets = c.targets();
     let mut holds = Holds::new();
     for (i, step) in steps.iter().enumerate() {
         if let Some(target) = step.target() {
@@ -195,19 +195,7 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
             }
             Step::Expect(x) => expect(c, i, x),
             Step::ExpectTransitions(lines) => {
-                for line in lines {
-                    if let Err(why) = transition_line(line, &targets) {
-                        c.problem(
-                            i,
-                            line,
-                            format!("`{line}` is not a transition record: {why}"),
-                            Some(
-                                "write records like \"00:00:00.150 shipping CLOSED -> OPEN\""
-                                    .into(),
-                            ),
-                        );
-                    }
-                }
+                records::check_lines(c, i, lines, RECORDS, records::transition);
             }
         }
     }
@@ -258,32 +246,6 @@ fn expect(c: &mut Checker<'_>, i: usize, x: &crate::steps::ExpectStep) {
     }
 }
 
-/// Checks a transition line: `HH:MM:SS.mmm dependency FROM -> TO`.
-fn transition_line(line: &str, targets: &[&str]) -> Result<(), String> {
-    let parts: Vec<&str> = line.split(' ').collect();
-    let [time, target, from, "->", to] = parts[..] else {
-        return Err("expected `TIME DEPENDENCY FROM -> TO`".into());
-    };
-    let time_ok = time.len() == 12
-        && time.chars().enumerate().all(|(i, ch)| match i {
-            2 | 5 => ch == ':',
-            8 => ch == '.',
-            _ => ch.is_ascii_digit(),
-        });
-    if !time_ok {
-        return Err(format!("`{time}` is not a time like 00:00:10.000"));
-    }
-    if !targets.contains(&target) {
-        return Err(format!("unknown dependency `{target}`"));
-    }
-    for state in [from, to] {
-        if !STATES.contains(&state) {
-            return Err(format!("unknown state `{state}`"));
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -292,14 +254,17 @@ mod tests {
 
     #[test]
     fn records_are_read_as_the_shop_prints_them() {
+        let transition = |line| records::transition(line, &TARGETS, RECORDS);
+        assert_eq!(transition(RECORDS.example), Ok(()));
         assert_eq!(
-            transition_line("00:00:10.000 shipping OPEN -> HALF_OPEN", &TARGETS),
+            transition("00:00:10.000 shipping OPEN -> HALF_OPEN"),
             Ok(())
         );
-        assert!(transition_line("00:00:10.000 payments OPEN -> HALF_OPEN", &TARGETS).is_err());
-        assert!(transition_line("0:00:10.000 shipping OPEN -> HALF_OPEN", &TARGETS).is_err());
-        assert!(transition_line("00:00:10.000 shipping OPEN HALF_OPEN", &TARGETS).is_err());
-        assert!(transition_line("00:00:10.000 shipping OPEN -> AJAR", &TARGETS).is_err());
+        assert_eq!(
+            transition("00:00:10.000 payments OPEN -> HALF_OPEN"),
+            Err("unknown dependency `payments`".into())
+        );
+        assert!(transition("00:00:10.000 shipping OPEN -> AJAR").is_err());
     }
 
     #[test]

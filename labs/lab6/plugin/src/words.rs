@@ -2,11 +2,23 @@
 
 use std::collections::BTreeMap;
 
+use grader_lab::records::{self, Form};
 use grader_lab::sends::{self, Nouns};
 use grader_lab::{duration, quantity, times};
 use lab6_harness::wire::{Settings, seen};
 
 use crate::steps::Step;
+
+/// How the shop writes its transition records.
+pub const RECORDS: Form = Form {
+    noun: "dependency",
+    plural: "records",
+    a_record: "a transition record",
+    none_yet: "no transition recorded yet",
+    none: "no transition records",
+    example: "00:00:00.150 shipping CLOSED -> OPEN",
+    or: None,
+};
 
 /// What this lab's requests are, and where a held one waits.
 const NOUNS: Nouns = Nouns {
@@ -131,12 +143,7 @@ pub fn expectation(step: &Step) -> Option<String> {
             }
             Some(parts.join(", "))
         }
-        Step::ExpectTransitions(lines) => Some(if lines.is_empty() {
-            "no transition recorded yet".to_owned()
-        } else {
-            let lines: Vec<String> = lines.iter().map(|l| format!("        {l}")).collect();
-            format!("exactly these records, in order:\n{}", lines.join("\n"))
-        }),
+        Step::ExpectTransitions(lines) => Some(records::expectation(lines, RECORDS)),
         Step::Script(_) | Step::WakeOrder(_) => None,
     }
 }
