@@ -21,6 +21,7 @@ pub mod records;
 pub mod rehearsal;
 pub mod schema;
 pub mod sends;
+pub mod steps;
 pub mod words;
 
 use std::fmt::Debug;

@@ -11,8 +11,9 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use grader_lab::limits::{MAX_ADVANCE_MS, MAX_CONCURRENT_REQUESTS, MAX_REQUESTS};
+use grader_lab::limits::{MAX_CONCURRENT_REQUESTS, MAX_REQUESTS};
 use grader_lab::schema::TargetName;
+use grader_lab::steps::AdvanceStep;
 use grader_lab::word_list;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Deserialize;
@@ -109,16 +110,6 @@ pub struct ReleaseStep {
     /// The code every released request must end with, as the caller sees it.
     #[schemars(with = "Option<Outcome>")]
     pub expect: Option<String>,
-}
-
-/// `{"advance": {"ms": 30000}}`
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct AdvanceStep {
-    /// Milliseconds of fake time: at least 1, at most a day (86400000); a scenario's
-    /// clock goes no further than a year.
-    #[schemars(range(min = 1, max = MAX_ADVANCE_MS))]
-    pub ms: u64,
 }
 
 /// `{"expect": {"target": "core_banking", "state": "OPEN", "calls": 3}}`

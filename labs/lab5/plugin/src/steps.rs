@@ -11,8 +11,9 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use grader_lab::limits::{MAX_ADVANCE_MS, MAX_CONCURRENT_REQUESTS, MAX_REQUESTS};
+use grader_lab::limits::{MAX_CONCURRENT_REQUESTS, MAX_REQUESTS};
 use grader_lab::schema::{JsonSchema, Schema, SchemaGenerator, TargetName, json_schema};
+use grader_lab::steps::AdvanceStep;
 use grader_lab::word_list;
 use serde::Deserialize;
 
@@ -109,16 +110,6 @@ pub struct ReleaseStep {
     /// The outcome every released message must end with, as its caller sees it.
     #[schemars(with = "Option<OutcomeWord>")]
     pub expect: Option<String>,
-}
-
-/// `{"advance": {"ms": 10000}}`
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct AdvanceStep {
-    /// Milliseconds of fake time: at least 1, at most a day (86400000); a scenario's
-    /// clock goes no further than a year.
-    #[schemars(range(min = 1, max = MAX_ADVANCE_MS))]
-    pub ms: u64,
 }
 
 /// `{"expect": {"flow": "acme/ORDERS", "state": "OPEN", "calls": 10}}`
