@@ -161,6 +161,7 @@ fn run(command: &str, cwd: &Path, root: &Path) -> Output {
     .expect("a PATH");
     let kit_name = cwd.file_name().expect("a name").to_owned();
     crate::util::bounded("sh")
+        .timeout(crate::util::COLD_BUILD_LIMIT)
         .args(["-c", command])
         .current_dir(cwd)
         .env("PATH", path)

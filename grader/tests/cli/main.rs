@@ -4,7 +4,6 @@
 //! `snapshots/`; run `cargo insta review` after an intended change.
 
 mod attacks;
-mod audit;
 mod batch;
 mod boundaries;
 mod browser;
@@ -15,6 +14,7 @@ mod counts;
 mod drafts;
 mod editions;
 mod errors;
+mod every_lab;
 mod fail_fast;
 mod failures;
 mod formats;

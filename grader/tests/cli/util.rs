@@ -15,6 +15,12 @@ pub fn bounded(program: impl AsRef<std::ffi::OsStr>) -> assert_cmd::Command {
     cmd
 }
 
+/// How long a command that builds the grader itself from nothing may take (the
+/// instructors' walk-through runs `cargo run -p grader` in a kit of its own, with its own
+/// target folder): a cold build of the grader and its dependencies takes minutes on two
+/// busy cores, then the command grades. Still bounded, so a hang fails the test.
+pub const COLD_BUILD_LIMIT: Duration = Duration::from_secs(1200);
+
 /// How long a whole-lab audit (every scenario on the reference, the alternatives and every
 /// mutant, race checks and generated seeds included) may take. An audit is the heaviest
 /// program the tests run: alone on two quiet cores lab 5's takes about six minutes, and the
