@@ -6,8 +6,8 @@ use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::quiet::Quiet;
 use crate::{Clock, Waiting, Wake};
+use waiting_clock::Quiet;
 
 /// What a dependency answered to one call.
 ///

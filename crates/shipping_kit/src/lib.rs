@@ -9,6 +9,9 @@
 //!   wakes every waiter whose deadline has come; production code uses [`MonotonicClock`].
 //! - [`Wake`], [`Monitor`]: the two ways to wait: for a bell to be rung, or for another
 //!   thread to change shared state, each until a deadline.
+//!
+//!   These come from `waiting_clock`, the clock every lab whose code waits shares; this
+//!   crate passes them on, so the shop names them all from here.
 //! - [`Dependency`], [`Call`] and [`Answer`]: a remote service (the shipping vendor, the
 //!   catalog), one call to it that answers later, and what it answered.
 //! - [`DependencySettings`]: how the shop protects each dependency, with the lab's
@@ -19,21 +22,15 @@
 //!   4's (a record names the dependency).
 
 mod call;
-mod fake;
 mod jitter;
-mod monitor;
-mod quiet;
-mod real;
 mod settings;
 mod shop;
-mod wait;
 
 pub use call::{Answer, Call, Completion, Dependency, ParseAnswerError, start_call};
-pub use fake::{FakeClock, Waiter};
 pub use jitter::jitter;
-pub use monitor::{Monitor, MonitorGuard};
-pub use real::MonotonicClock;
 pub use relay_kit::{State, Transition, TransitionLog, format_clock_time};
 pub use settings::{BreakerSettings, BulkheadSettings, DependencySettings, RetrySettings};
 pub use shop::{Browse, CATALOG, Cause, Checkout, Metrics, Order, Page, SHIPPING};
-pub use wait::{Clock, Waiting, Wake, just_after};
+pub use waiting_clock::{
+    Clock, FakeClock, Monitor, MonitorGuard, MonotonicClock, Waiter, Waiting, Wake, just_after,
+};

@@ -1,5 +1,5 @@
-//! The race twins (`labs/*/race/twins/*`: packages with no source of their own, whose
-//! `[lib] path` is another package's) stand on the same crates as the originals they
+//! The race twins (`labs/*/race/twins/*` and `grader/race/twins/*`: packages with no
+//! source of their own, whose `[lib] path` is another package's) stand on the same crates as the originals they
 //! build: `std` and `core` are the explorer's (`race_std`, `race_core`), each dependency of
 //! the original is that dependency's twin under the name the code uses, and nothing else.
 //! A crate with no twin is built on the real `std`: its locks and condition variables would
@@ -93,13 +93,17 @@ fn canonical(path: &Path) -> PathBuf {
     path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
 }
 
-/// Whether `package` is a race twin: a package under `labs/<lab>/race/twins/`.
+/// Whether `package` is a race twin: a package under `labs/<lab>/race/twins/` (a twin of
+/// one lab's crate) or `grader/race/twins/` (of a crate several labs stand on).
 fn is_twin(root: &Path, package: &Package) -> bool {
-    let Ok(rest) = package.dir.strip_prefix(root.join("labs")) else {
-        return false;
-    };
-    let parts: Vec<_> = rest.iter().collect();
-    parts.len() == 4 && parts[1] == "race" && parts[2] == "twins"
+    if let Ok(rest) = package.dir.strip_prefix(root.join("labs")) {
+        let parts: Vec<_> = rest.iter().collect();
+        return parts.len() == 4 && parts[1] == "race" && parts[2] == "twins";
+    }
+    package
+        .dir
+        .strip_prefix(root.join("grader/race/twins"))
+        .is_ok_and(|rest| rest.iter().count() == 1)
 }
 
 /// What is wrong with the twins of the workspace `meta` describes, each problem a line.
@@ -155,7 +159,8 @@ fn problems(root: &Path, meta: &Value) -> Vec<String> {
                 out.push(format!(
                     "{manifest}: `{}` depends on `{package}`, which has no race twin, so \
                      `{}` would run its locks on the real std, outside the explorer: give \
-                     `{package}` a twin under labs/<lab>/race/twins/ and depend on that",
+                     `{package}` a twin under labs/<lab>/race/twins/ (or grader/race/twins/ \
+                     if several labs use it) and depend on that",
                     original.name, twin.name
                 ));
             }

@@ -12,7 +12,7 @@ pub struct MonotonicClock {
 
 impl MonotonicClock {
     /// A clock whose origin is now.
-    #[allow(clippy::disallowed_methods)] // The one place lab 6 reads the real clock on purpose.
+    #[allow(clippy::disallowed_methods)] // The one place the waiting clock reads real time on purpose.
     pub fn new() -> Self {
         Self {
             origin: Instant::now(),

@@ -13,7 +13,7 @@ use std::ops::DerefMut;
 
 /// A lock for the kit's bookkeeping (see the module's documentation).
 #[derive(Default)]
-pub(crate) struct Quiet<T> {
+pub struct Quiet<T> {
     #[cfg(feature = "race")]
     inner: ::std::quiet::Mutex<T>,
     #[cfg(not(feature = "race"))]
@@ -22,7 +22,7 @@ pub(crate) struct Quiet<T> {
 
 impl<T> Quiet<T> {
     /// A lock holding `value`.
-    pub(crate) const fn new(value: T) -> Self {
+    pub const fn new(value: T) -> Self {
         Self {
             #[cfg(feature = "race")]
             inner: ::std::quiet::Mutex::new(value),
@@ -33,7 +33,7 @@ impl<T> Quiet<T> {
 
     /// Takes the lock. Nothing under it panics halfway through a change, so a poisoned
     /// lock is still whole.
-    pub(crate) fn lock(&self) -> impl DerefMut<Target = T> + '_ {
+    pub fn lock(&self) -> impl DerefMut<Target = T> + '_ {
         #[cfg(feature = "race")]
         {
             self.inner.lock()

@@ -1,17 +1,17 @@
 //! Waiting on injected time.
 //!
-//! Lab 4 and lab 5 only read the clock. Lab 6's code also **waits**: a request waits in
-//! the admission queue for a slot, an operation pauses between two attempts, a caller
-//! waits for the dependency's answer; each until a deadline. A thread that waited with
-//! `thread::sleep` or `Condvar::wait_timeout` would wait in real time, which a grader
-//! cannot control, so every wait goes through the injected [`Clock`] instead: the real
-//! clock waits in real time, the grader's fake clock wakes the waiter when a scenario moves
-//! time past its deadline.
+//! Labs 4 and 5 only read the clock. From lab 6 on, code also **waits**: a request waits
+//! in an admission queue for a slot, an operation pauses between two attempts, a caller
+//! waits for an answer; each until a deadline. A thread that waited with `thread::sleep`
+//! or `Condvar::wait_timeout` would wait in real time, which a grader cannot control, so
+//! every wait goes through the injected [`Clock`] instead: the real clock waits in real
+//! time, the grader's fake clock wakes the waiter when a scenario moves time past its
+//! deadline.
 //!
 //! The building block is the [`Wake`], a bell that can be rung once: a thread waits until
 //! the bell rings or the clock reaches the deadline, whichever comes first. The
-//! [`Monitor`](crate::Monitor) (a mutex whose guard can wait) and
-//! [`Call::wait_until`](crate::Call::wait_until) are built on it.
+//! [`Monitor`](crate::Monitor) (a mutex whose guard can wait) is built on it, and so is a
+//! contract's wait for an answer (lab 6's `Call::wait_until`).
 
 use std::fmt;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
@@ -53,7 +53,7 @@ impl fmt::Display for Waiting {
 /// `wait` blocks the calling thread until `wake` is rung or the clock reads `deadline` or
 /// later, whichever comes first: it returns at once when either is already true. Use
 /// [`Clock::sleep_until`] for a plain pause, a [`Monitor`](crate::Monitor) to wait for
-/// other threads, and [`Call::wait_until`](crate::Call::wait_until) for an answer.
+/// other threads, and a contract's own wait for an answer (lab 6's `Call::wait_until`).
 pub trait Clock: Send + Sync {
     /// Time elapsed since this clock's origin.
     fn now(&self) -> Duration;
