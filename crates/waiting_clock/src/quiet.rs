@@ -11,7 +11,12 @@
 
 use std::ops::DerefMut;
 
-/// A lock for the kit's bookkeeping (see the module's documentation).
+/// A lock for the kit's bookkeeping (see the module's documentation), for the kit's contract
+/// crates built on this one. Never for students' code: in the race checks' build the
+/// explorer does not see it, so a race behind it would go unseen. No student crate depends
+/// on this crate directly (they see it through their lab's contract, which does not pass
+/// this lock on), and it is left out of the documentation.
+#[doc(hidden)]
 #[derive(Default)]
 pub struct Quiet<T> {
     #[cfg(feature = "race")]

@@ -20,7 +20,8 @@ use std::time::Duration;
 /// What a waiting thread waits for, as the grader reports it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Waiting {
-    /// The answer of a call to a dependency (`Call::wait_until`): reported as `held`.
+    /// The answer of a call, in a contract that has calls answered later (lab 6's
+    /// `Call::wait_until`): reported as `held`.
     Answer,
     /// A change of shared state, in a `Monitor` (a free slot in the admission queue):
     /// reported as `queued`.

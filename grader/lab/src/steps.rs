@@ -1,6 +1,8 @@
-//! Step kinds that mean the same in every lab that has them, written once. A lab's `Step`
+//! Step kinds that mean the same in the labs that use them, written once. A lab's `Step`
 //! enum holds them as its own variants (`Advance(grader_lab::steps::AdvanceStep)`), so
-//! scenario files, their schema and their errors read the same in every lab.
+//! scenario files, their schema and their errors read the same in those labs. (Labs 4 and
+//! 5 use this advance; lab 6's also expects what the requests that return during it
+//! ended with, so it has its own.)
 
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -3,8 +3,8 @@
 //! most failures point at, a scenario that fails as a side effect says where Start here
 //! is, and stuck reports and counts say what happened in words that agree.
 //!
-//! That every mutant of every lab starts at its own rule is the audit's to check (audit.rs,
-//! lab5.rs, lab6.rs); these tests hold the words a student reads and the files an
+//! That every mutant of every lab starts at its own rule is the audit's to check
+//! (every_lab.rs); these tests hold the words a student reads and the files an
 //! instructor writes.
 
 use std::path::Path;

@@ -6,6 +6,9 @@ use std::time::Duration;
 
 /// How long one program a test runs may take, cold builds on a loaded machine included,
 /// before it is killed and the test fails: no test waits for ever on a program that hangs.
+/// Two kinds of program get a longer limit of their own: a whole-lab audit
+/// ([`AUDIT_LIMIT`]) and a command that builds the grader from nothing
+/// ([`COLD_BUILD_LIMIT`]).
 pub const COMMAND_LIMIT: Duration = Duration::from_secs(600);
 
 /// `program`, to be run with [`COMMAND_LIMIT`].

@@ -270,7 +270,7 @@ mod tests {
     #[test]
     fn records_and_alerts_are_read_as_the_gateway_prints_them() {
         let transition = |line| records::transition(line, &FLOWS, RECORDS);
-        let alert_line = |line, flows: &[&str]| alert_line(line, flows, ALERTS);
+        let alert = |line, flows: &[&str]| alert_line(line, flows, ALERTS);
         assert_eq!(
             transition("00:01:40.000 acme/ORDERS CLOSED -> OPEN"),
             Ok(())
@@ -279,24 +279,21 @@ mod tests {
         assert!(transition("0:01:40.000 acme/ORDERS CLOSED -> OPEN").is_err());
         assert!(transition("00:01:40.000 acme/ORDERS CLOSED OPEN").is_err());
         assert_eq!(
-            alert_line(
+            alert(
                 "00:01:40.000 acme/ORDERS opened: 5 of 10 calls failed",
                 &FLOWS
             ),
             Ok(())
         );
-        assert_eq!(
-            alert_line("00:01:50.000 globex/ORDERS closed", &FLOWS),
-            Ok(())
-        );
+        assert_eq!(alert("00:01:50.000 globex/ORDERS closed", &FLOWS), Ok(()));
         assert!(
-            alert_line(
+            alert(
                 "00:01:40.000 acme/ORDERS opened: 11 of 10 calls failed",
                 &FLOWS
             )
             .is_err()
         );
-        assert!(alert_line("00:01:40.000 acme/ORDERS opened 5 of 10", &FLOWS).is_err());
+        assert!(alert("00:01:40.000 acme/ORDERS opened 5 of 10", &FLOWS).is_err());
     }
 
     #[test]
