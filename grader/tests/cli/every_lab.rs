@@ -29,7 +29,7 @@ struct Lab {
     /// How many needles the leak check must have at least (the lab's distinctive lines
     /// and names): fewer means the check has stopped finding what it looks for.
     needles: usize,
-    /// The audit's options: one run each (`.ci/run` audits every lab three times); the
+    /// The audit's options: one run each (`.ci/run` audits every lab twice more); the
     /// real-time limit per scenario is a safety net, lower than the lab's for labs whose
     /// stuck scenarios only wait.
     audit: &'static [&'static str],
