@@ -9,7 +9,8 @@
 //!
 //! A plug-in is written with its own types ([`Plugin`]); the core holds every lab as a
 //! [`DynPlugin`], which each plug-in gets for free, and sees steps as [`AnyStep`] and
-//! settings and observations as JSON values.
+//! settings and observations as JSON values. The methods every lab writes the same way
+//! (each hands a question to the lab's module for it) come from [`lab_modules!`].
 
 mod check;
 mod erased;
@@ -22,6 +23,7 @@ pub mod rehearsal;
 pub mod schema;
 pub mod sends;
 pub mod steps;
+pub mod wiring;
 pub mod words;
 
 use std::fmt::Debug;
@@ -35,7 +37,7 @@ pub use words::{clock, counts, did_you_mean, duration, quantity, times, unknown_
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+pub use serde_json::Value;
 
 /// One lab's rules, as the grader needs them.
 ///

@@ -53,6 +53,84 @@ pub fn check_released_count(c: &mut Checker<'_>, step: usize, count: Option<u32>
     c.at_most(step, count.into(), MAX_REQUESTS.into(), &most);
 }
 
+/// Checks a `send` step's `expect` and `expect_each` together (`expect`: whether it has
+/// one): not both, and as many outcomes in `expect_each` as requests sent.
+pub fn check_each(
+    c: &mut Checker<'_>,
+    step: usize,
+    count: u32,
+    expect: bool,
+    each: Option<&[String]>,
+    nouns: Nouns,
+) {
+    if expect && each.is_some() {
+        let both = "give either `expect` or `expect_each`, not both";
+        c.problem(step, "expect_each", both, None);
+    }
+    let Some(each) = each.filter(|each| each.len() != count as usize) else {
+        return;
+    };
+    let outcomes = quantity(each.len() as u64, "outcome");
+    let requests = quantity(count, nouns.request);
+    c.problem(
+        step,
+        "expect_each",
+        format!("expect_each lists {outcomes} for {requests}"),
+        Some(format!(
+            "give one outcome per {}, or set `count` to match",
+            nouns.request
+        )),
+    );
+}
+
+/// Checks that the outcomes a step expects counted (`send_concurrent`'s `expect`) add up
+/// to the `count` requests it sends.
+pub fn check_sum(
+    c: &mut Checker<'_>,
+    step: usize,
+    expect: &BTreeMap<String, u32>,
+    count: u32,
+    nouns: Nouns,
+) {
+    let sum: u64 = expect.values().map(|&n| u64::from(n)).sum();
+    if sum != u64::from(count) {
+        let requests = quantity(count, nouns.request);
+        let are = if count == 1 { "is" } else { "are" };
+        let message = format!("expected outcomes add up to {sum}, but {requests} {are} sent");
+        c.problem(step, "expect", message, None);
+    }
+}
+
+/// The problem with a `send_concurrent` step to `target` while it answers at once (see
+/// [`Holds::sent_together`]).
+pub fn together_unheld(c: &mut Checker<'_>, step: usize, target: &str, nouns: Nouns) {
+    c.problem(
+        step,
+        "send_concurrent",
+        format!(
+            "send_concurrent to `{target}`, which answers at once: which {} gets which outcome would depend on thread timing",
+            nouns.request
+        ),
+        Some(format!(
+            "script `{target}` to \"hold\" first, then release the held calls in a later step"
+        )),
+    );
+}
+
+/// The problem with a `release` step on `target` when no call to it can be held (see
+/// [`Holds::can_release`]).
+pub fn release_unheld(c: &mut Checker<'_>, step: usize, target: &str, nouns: Nouns) {
+    c.problem(
+        step,
+        "release",
+        format!("release on `{target}`, but no call to it can be held at this point"),
+        Some(format!(
+            "script `{target}` to \"hold\" and send {}s to it before releasing",
+            nouns.request
+        )),
+    );
+}
+
 /// A `send` step's expectation against the outcomes observed: `expect` for each of
 /// `count` requests (default 1), or `each` (its `expect_each`) in order; nothing when
 /// neither is given.
@@ -196,6 +274,49 @@ pub fn expect_counters(
             let want = want.filter(|want| *want != got)?;
             Some((counter.words(want, target), got.to_string()))
         })
+}
+
+/// The first answer a mock was expected to have given a number of times (`want`, answer
+/// to times; `None`: not checked) that it gave another number of times (`got`, answers
+/// not listed: none): expected and observed, in words.
+pub fn expect_answered(
+    target: &str,
+    want: Option<&BTreeMap<String, u64>>,
+    got: &BTreeMap<String, u64>,
+) -> Option<(String, String)> {
+    want.into_iter().flatten().find_map(|(answer, want)| {
+        let got = got.get(answer).copied().unwrap_or(0);
+        (*want != got).then(|| {
+            let calls = quantity(*want, "call");
+            (
+                format!("{calls} answered {answer} by {target}"),
+                got.to_string(),
+            )
+        })
+    })
+}
+
+/// A breaker's state against the one a step expects (`None`: not checked), in the lab's
+/// words for it (`breaker`, `circuit`): `got` is what the code under test reported,
+/// `None` when its observer (`observer`, such as `breaker_state`) returned none.
+pub fn expect_state(
+    target: &str,
+    noun: &str,
+    observer: &str,
+    want: Option<&str>,
+    got: Option<&str>,
+) -> Option<(String, String)> {
+    let want = want?;
+    let got = got.map_or_else(
+        || format!("no state ({observer} returned None)"),
+        str::to_owned,
+    );
+    (got != want).then(|| {
+        (
+            format!("{target} {noun} {want}"),
+            format!("{target} {noun} {got}"),
+        )
+    })
 }
 
 impl Counter {
@@ -366,5 +487,99 @@ mod tests {
         holds.script("c", true);
         assert!(holds.sent_together("c"));
         assert!(holds.can_release("c"));
+    }
+
+    #[test]
+    fn outcomes_listed_or_counted_must_match_the_requests_in_the_lab_s_words() {
+        let nouns = Nouns {
+            request: "message",
+            mock: "the partner",
+        };
+        let mut c = Checker::new(&[]);
+        check_each(&mut c, 0, 2, true, Some(&words(&["200"])), nouns);
+        check_each(&mut c, 1, 1, false, Some(&words(&["200"])), nouns);
+        let mut expect = BTreeMap::new();
+        expect.insert("200".to_owned(), 1);
+        check_sum(&mut c, 2, &expect, 1, nouns);
+        check_sum(&mut c, 3, &expect, 2, nouns);
+        expect.insert("503".to_owned(), 1);
+        check_sum(&mut c, 4, &expect, 1, nouns);
+        together_unheld(&mut c, 5, "acme/ORDERS", nouns);
+        release_unheld(&mut c, 6, "acme/ORDERS", nouns);
+        let found: Vec<(usize, String, Option<String>)> = c
+            .into_problems()
+            .into_iter()
+            .map(|p| (p.step, p.message, p.help))
+            .collect();
+        let hold = "script `acme/ORDERS` to \"hold\"";
+        assert_eq!(
+            found,
+            [
+                (0, "give either `expect` or `expect_each`, not both".into(), None),
+                (
+                    0,
+                    "expect_each lists 1 outcome for 2 messages".into(),
+                    Some("give one outcome per message, or set `count` to match".into())
+                ),
+                (3, "expected outcomes add up to 1, but 2 messages are sent".into(), None),
+                (4, "expected outcomes add up to 2, but 1 message is sent".into(), None),
+                (
+                    5,
+                    "send_concurrent to `acme/ORDERS`, which answers at once: which message gets which outcome would depend on thread timing".into(),
+                    Some(format!("{hold} first, then release the held calls in a later step"))
+                ),
+                (
+                    6,
+                    "release on `acme/ORDERS`, but no call to it can be held at this point".into(),
+                    Some(format!("{hold} and send messages to it before releasing"))
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn answers_and_states_are_compared_only_where_a_step_expects_them() {
+        let mut got = BTreeMap::new();
+        got.insert("OK".to_owned(), 2);
+        assert_eq!(expect_answered("claims", None, &got), None);
+        let mut want = BTreeMap::new();
+        want.insert("OK".to_owned(), 2);
+        assert_eq!(expect_answered("claims", Some(&want), &got), None);
+        want.insert("E500".to_owned(), 1);
+        assert_eq!(
+            expect_answered("claims", Some(&want), &got),
+            Some(("1 call answered E500 by claims".into(), "0".into()))
+        );
+        assert_eq!(
+            expect_state("claims", "breaker", "breaker_state", None, None),
+            None
+        );
+        assert_eq!(
+            expect_state(
+                "claims",
+                "breaker",
+                "breaker_state",
+                Some("OPEN"),
+                Some("OPEN")
+            ),
+            None
+        );
+        assert_eq!(
+            expect_state(
+                "claims",
+                "circuit",
+                "circuit_state",
+                Some("OPEN"),
+                Some("CLOSED")
+            ),
+            Some(("claims circuit OPEN".into(), "claims circuit CLOSED".into()))
+        );
+        assert_eq!(
+            expect_state("claims", "breaker", "breaker_state", Some("OPEN"), None),
+            Some((
+                "claims breaker OPEN".into(),
+                "claims breaker no state (breaker_state returned None)".into()
+            ))
+        );
     }
 }

@@ -1,6 +1,6 @@
 //! Lab 4's expectations against what its harness observed after each step.
 
-use grader_lab::{Difference, Snapshot, StepRecord, quantity, records, sends};
+use grader_lab::{Difference, Snapshot, StepRecord, records, sends};
 use lab4_harness::wire::Observation;
 
 use crate::steps::Step;
@@ -22,40 +22,13 @@ fn check(step: &Step, r: &StepRecord<Observation>) -> Option<(String, String)> {
         Step::Release(x) => sends::expect_released(x.count, x.expect.as_deref(), &outcomes),
         Step::Expect(x) => {
             let t = r.observation.targets.iter().find(|t| t.name == x.target)?;
-            if let Some(state) = &x.state {
-                let got = t
-                    .state
-                    .clone()
-                    .unwrap_or_else(|| "no state (breaker_state returned None)".into());
-                if &got != state {
-                    return Some((
-                        format!("{} breaker {state}", x.target),
-                        format!("{} breaker {got}", x.target),
-                    ));
-                }
-            }
-            let want = [x.calls, x.in_flight, x.peak];
-            if let Some(difference) =
-                sends::expect_counters(&x.target, want, [t.calls, t.in_flight, t.peak])
-            {
-                return Some(difference);
-            }
-            if let Some(answered) = &x.answered {
-                for (code, want) in answered {
-                    let got = t.answered.get(code).copied().unwrap_or(0);
-                    if *want != got {
-                        return Some((
-                            format!(
-                                "{} answered {code} by {}",
-                                quantity(*want, "call"),
-                                x.target
-                            ),
-                            format!("{got}"),
-                        ));
-                    }
-                }
-            }
-            None
+            let state = (x.state.as_deref(), t.state.as_deref());
+            sends::expect_state(&x.target, "breaker", "breaker_state", state.0, state.1)
+                .or_else(|| {
+                    let want = [x.calls, x.in_flight, x.peak];
+                    sends::expect_counters(&x.target, want, [t.calls, t.in_flight, t.peak])
+                })
+                .or_else(|| sends::expect_answered(&x.target, x.answered.as_ref(), &t.answered))
         }
         Step::ExpectTransitions(want) => {
             let got = r.observation.transitions.clone().unwrap_or_default();

@@ -3,7 +3,7 @@
 //! to release, and concurrent sends that cannot depend on thread timing.
 
 use grader_lab::sends::{self, Holds};
-use grader_lab::{Checker, quantity, records};
+use grader_lab::{Checker, records};
 use lab4_harness::systems;
 use lab4_harness::wire::Settings;
 
@@ -83,34 +83,14 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
             Step::Send(x) => {
                 let count = x.count.unwrap_or(1);
                 sends::check_sent_count(c, i, count, NOUNS);
-                if x.expect.is_some() && x.expect_each.is_some() {
-                    c.problem(
-                        i,
-                        "expect_each",
-                        "give either `expect` or `expect_each`, not both",
-                        None,
-                    );
-                }
                 if let Some(code) = &x.expect {
                     c.one_of(i, "expect", code, &OUTCOMES, "outcome");
                 }
-                if let Some(each) = &x.expect_each {
-                    for code in each {
-                        c.one_of(i, "expect_each", code, &OUTCOMES, "outcome");
-                    }
-                    if each.len() != count as usize {
-                        c.problem(
-                            i,
-                            "expect_each",
-                            format!(
-                                "expect_each lists {} for {}",
-                                quantity(each.len() as u64, "outcome"),
-                                quantity(count, "request")
-                            ),
-                            Some("give one outcome per request, or set `count` to match".into()),
-                        );
-                    }
+                for code in x.expect_each.iter().flatten() {
+                    c.one_of(i, "expect_each", code, &OUTCOMES, "outcome");
                 }
+                let each = x.expect_each.as_deref();
+                sends::check_each(c, i, count, x.expect.is_some(), each, NOUNS);
                 holds.sent(&x.target);
             }
             Step::SendConcurrent(x) => {
@@ -119,36 +99,13 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                 // A race check explores every interleaving and judges each, so which
                 // request gets which answer may differ between them.
                 if known && c.complete() && !c.race_check() && !holding {
-                    c.problem(
-                        i,
-                        "send_concurrent",
-                        format!(
-                            "send_concurrent to `{}`, which answers at once: which request gets which code would depend on thread timing",
-                            x.target
-                        ),
-                        Some(format!(
-                            "script `{}` to \"hold\" first, then release the held calls in a later step",
-                            x.target
-                        )),
-                    );
+                    sends::together_unheld(c, i, &x.target, NOUNS);
                 }
                 if let Some(expect) = &x.expect {
                     for code in expect.keys() {
                         c.one_of(i, code, code, &OUTCOMES, "outcome");
                     }
-                    let sum: u64 = expect.values().map(|&n| u64::from(n)).sum();
-                    if sum != u64::from(x.count) {
-                        c.problem(
-                            i,
-                            "expect",
-                            format!(
-                                "expected outcomes add up to {sum}, but {} {} sent",
-                                quantity(x.count, "request"),
-                                if x.count == 1 { "is" } else { "are" }
-                            ),
-                            None,
-                        );
-                    }
+                    sends::check_sum(c, i, expect, x.count, NOUNS);
                 }
             }
             Step::Release(x) => {
@@ -160,18 +117,7 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                 }
                 sends::check_released_count(c, i, x.count, NOUNS);
                 if known && c.complete() && !holds.can_release(&x.target) {
-                    c.problem(
-                        i,
-                        "release",
-                        format!(
-                            "release on `{}`, but no call to it can be held at this point",
-                            x.target
-                        ),
-                        Some(format!(
-                            "script `{}` to \"hold\" and send requests to it before releasing",
-                            x.target
-                        )),
-                    );
+                    sends::release_unheld(c, i, &x.target, NOUNS);
                 }
             }
             Step::Advance(x) => c.advance(i, x.ms),

@@ -1,6 +1,6 @@
 //! Lab 5's expectations against what its harness observed after each step.
 
-use grader_lab::{Difference, Snapshot, StepRecord, quantity, records, sends};
+use grader_lab::{Difference, Snapshot, StepRecord, records, sends};
 use lab5_harness::wire::Observation;
 
 use crate::steps::Step;
@@ -22,38 +22,13 @@ fn check(step: &Step, r: &StepRecord<Observation>) -> Option<(String, String)> {
         Step::Release(x) => sends::expect_released(x.count, x.expect.as_deref(), &outcomes),
         Step::Expect(x) => {
             let f = r.observation.flows.iter().find(|f| f.name == x.flow)?;
-            if let Some(state) = &x.state {
-                let got = f
-                    .state
-                    .clone()
-                    .unwrap_or_else(|| "no state (circuit_state returned None)".into());
-                if &got != state {
-                    return Some((
-                        format!("{} circuit {state}", x.flow),
-                        format!("{} circuit {got}", x.flow),
-                    ));
-                }
-            }
-            let want = [x.calls, x.in_flight, x.peak];
-            if let Some(difference) =
-                sends::expect_counters(&x.flow, want, [f.calls, f.in_flight, f.peak])
-            {
-                return Some(difference);
-            }
-            for (answer, want) in x.answered.iter().flatten() {
-                let got = f.answered.get(answer).copied().unwrap_or(0);
-                if *want != got {
-                    return Some((
-                        format!(
-                            "{} answered {answer} by {}",
-                            quantity(*want, "call"),
-                            x.flow
-                        ),
-                        format!("{got}"),
-                    ));
-                }
-            }
-            None
+            let state = (x.state.as_deref(), f.state.as_deref());
+            sends::expect_state(&x.flow, "circuit", "circuit_state", state.0, state.1)
+                .or_else(|| {
+                    let want = [x.calls, x.in_flight, x.peak];
+                    sends::expect_counters(&x.flow, want, [f.calls, f.in_flight, f.peak])
+                })
+                .or_else(|| sends::expect_answered(&x.flow, x.answered.as_ref(), &f.answered))
         }
         Step::ExpectTransitions(want) => {
             let got = r.observation.transitions.clone().unwrap_or_default();

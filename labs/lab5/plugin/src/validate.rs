@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use grader_lab::records::{self, Form};
 use grader_lab::sends::{self, Holds};
-use grader_lab::{Checker, did_you_mean, quantity};
+use grader_lab::{Checker, did_you_mean};
 use lab5_harness::wire::Settings;
 
 use crate::steps::{OUTCOME_WORDS, RELEASE_WORDS, SCRIPT_WORDS, STATES, Step};
@@ -77,30 +77,14 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
             Step::Send(x) => {
                 let count = x.count.unwrap_or(1);
                 sends::check_sent_count(c, i, count, NOUNS);
-                if x.expect.is_some() && x.expect_each.is_some() {
-                    let both = "give either `expect` or `expect_each`, not both";
-                    c.problem(i, "expect_each", both, None);
-                }
                 if let Some(outcome) = &x.expect {
                     word(c, i, "expect", outcome, &OUTCOME_WORDS, "outcome");
                 }
-                if let Some(each) = &x.expect_each {
-                    for outcome in each {
-                        word(c, i, "expect_each", outcome, &OUTCOME_WORDS, "outcome");
-                    }
-                    if each.len() != count as usize {
-                        c.problem(
-                            i,
-                            "expect_each",
-                            format!(
-                                "expect_each lists {} for {}",
-                                quantity(each.len() as u64, "outcome"),
-                                quantity(count, "message")
-                            ),
-                            Some("give one outcome per message, or set `count` to match".into()),
-                        );
-                    }
+                for outcome in x.expect_each.iter().flatten() {
+                    word(c, i, "expect_each", outcome, &OUTCOME_WORDS, "outcome");
                 }
+                let each = x.expect_each.as_deref();
+                sends::check_each(c, i, count, x.expect.is_some(), each, NOUNS);
                 holds.sent(&x.flow);
             }
             Step::SendConcurrent(x) => {
@@ -109,18 +93,7 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                 // A race check explores every interleaving and judges each, so which
                 // message gets which answer may differ between them.
                 if known && c.complete() && !c.race_check() && !holding {
-                    c.problem(
-                        i,
-                        "send_concurrent",
-                        format!(
-                            "send_concurrent on `{}`, whose endpoint answers at once: which message gets which outcome would depend on thread timing",
-                            x.flow
-                        ),
-                        Some(format!(
-                            "script `{}` to \"hold\" first, then release the held calls in a later step",
-                            x.flow
-                        )),
-                    );
+                    sends::together_unheld(c, i, &x.flow, NOUNS);
                 }
                 if let Some(expect) = &x.expect {
                     concurrent_expect(c, i, expect, x.count);
@@ -133,18 +106,7 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                 }
                 sends::check_released_count(c, i, x.count, NOUNS);
                 if known && c.complete() && !holds.can_release(&x.flow) {
-                    c.problem(
-                        i,
-                        "release",
-                        format!(
-                            "release on `{}`, but no call to it can be held at this point",
-                            x.flow
-                        ),
-                        Some(format!(
-                            "script `{}` to \"hold\" and send messages on it before releasing",
-                            x.flow
-                        )),
-                    );
+                    sends::release_unheld(c, i, &x.flow, NOUNS);
                 }
             }
             Step::Advance(x) => c.advance(i, x.ms),
@@ -219,19 +181,7 @@ fn concurrent_expect(c: &mut Checker<'_>, step: usize, expect: &BTreeMap<String,
     for outcome in expect.keys() {
         word(c, step, outcome, outcome, &OUTCOME_WORDS, "outcome");
     }
-    let sum: u64 = expect.values().map(|&n| u64::from(n)).sum();
-    if sum != u64::from(count) {
-        c.problem(
-            step,
-            "expect",
-            format!(
-                "expected outcomes add up to {sum}, but {} {} sent",
-                quantity(count, "message"),
-                if count == 1 { "is" } else { "are" }
-            ),
-            None,
-        );
-    }
+    sends::check_sum(c, step, expect, count, NOUNS);
 }
 
 /// Checks an alert line: `HH:MM:SS.mmm partner/TYPE opened: F of N calls failed` or

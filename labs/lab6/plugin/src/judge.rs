@@ -54,18 +54,8 @@ fn expect(x: &ExpectStep, o: &Observation) -> Option<(String, String)> {
     {
         return Some(difference);
     }
-    for (answer, want) in x.answered.iter().flatten() {
-        let got = d.answered.get(answer).copied().unwrap_or(0);
-        if *want != got {
-            return Some((
-                format!(
-                    "{} answered {answer} by {}",
-                    quantity(*want, "call"),
-                    x.target
-                ),
-                format!("{got}"),
-            ));
-        }
+    if let Some(difference) = sends::expect_answered(&x.target, x.answered.as_ref(), &d.answered) {
+        return Some(difference);
     }
     let instance = x.instance.unwrap_or(1);
     let lane = o
@@ -79,17 +69,12 @@ fn expect(x: &ExpectStep, o: &Observation) -> Option<(String, String)> {
     } else {
         String::new()
     };
-    if let Some(state) = &x.state {
-        let got = lane
-            .state
-            .clone()
-            .unwrap_or_else(|| "no state (circuit_state returned None)".into());
-        if &got != state {
-            return Some((
-                format!("{whose}{} circuit {state}", x.target),
-                format!("{whose}{} circuit {got}", x.target),
-            ));
-        }
+    let name = format!("{whose}{}", x.target);
+    let state = (x.state.as_deref(), lane.state.as_deref());
+    if let Some(difference) =
+        sends::expect_state(&name, "circuit", "circuit_state", state.0, state.1)
+    {
+        return Some(difference);
     }
     let waiting = [
         (x.held, lane.held, "waiting for an answer from"),

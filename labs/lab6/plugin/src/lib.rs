@@ -11,11 +11,8 @@ pub mod steps;
 pub mod validate;
 pub mod words;
 
-use grader_lab::{
-    Checker, Difference, Draft, Harness, Plugin, Snapshot, StepRecord, TargetPlan, Words,
-};
+use grader_lab::{Harness, Plugin, Words};
 use lab6_harness::wire::{Action, Observation, Settings, WakeOrder};
-use serde_json::Value;
 
 use steps::Step;
 
@@ -94,26 +91,6 @@ impl Plugin for Lab6 {
         "dependency"
     }
 
-    fn stuck_hint(&self, seen: Option<&str>) -> String {
-        words::stuck_hint(seen)
-    }
-
-    fn check_settings(&self, settings: &Settings) -> Vec<(&'static str, String)> {
-        validate::settings(settings)
-    }
-
-    fn describe_settings(&self, settings: &Settings) -> String {
-        words::settings(settings)
-    }
-
-    fn check_steps(&self, steps: &[&Step], checker: &mut Checker<'_>) {
-        validate::steps(steps, checker);
-    }
-
-    fn expects_something(&self, step: &Step) -> bool {
-        validate::expects_something(step)
-    }
-
     fn action(&self, step: &Step) -> Action {
         match step {
             Step::Script(x) => Action::Script {
@@ -159,41 +136,5 @@ impl Plugin for Lab6 {
         )
     }
 
-    fn judge(&self, step: &Step, record: &StepRecord<Observation>) -> Option<Difference> {
-        judge::step(step, record)
-    }
-
-    fn snapshot(&self, observation: &Observation) -> Snapshot {
-        judge::snapshot(observation)
-    }
-
-    fn describe(&self, step: &Step) -> String {
-        words::describe(step)
-    }
-
-    fn expectation(&self, step: &Step) -> Option<String> {
-        words::expectation(step)
-    }
-
-    fn generate(&self, seed: u64, defaults: &[TargetPlan<Settings>]) -> Option<Draft> {
-        Some(generate::draft(seed, defaults))
-    }
-
-    fn fill(
-        &self,
-        step: &Value,
-        record: &StepRecord<Observation>,
-        before: Option<&Observation>,
-        last: bool,
-    ) -> Vec<Value> {
-        generate::fill(step, record, before, last)
-    }
-
-    fn rule_hint(&self, step: &Step, difference: &Difference) -> Option<String> {
-        generate::rule_hint(step, difference)
-    }
-
-    fn picture(&self) -> Option<&dyn grader_lab::picture::Picture<Step, Observation, Settings>> {
-        Some(self)
-    }
+    grader_lab::lab_modules!();
 }

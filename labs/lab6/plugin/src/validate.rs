@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use grader_lab::sends::Holds;
+use grader_lab::sends::{self, Holds};
 use grader_lab::{Checker, records};
 use lab6_harness::wire::Settings;
 
@@ -13,7 +13,7 @@ use crate::steps::{
     BROWSE_WORDS, CHECKOUT_WORDS, MAX_INSTANCES, MAX_LAYERS, METRICS, OUTCOME_WORDS, RELEASE_WORDS,
     SCRIPT_WORDS, STATES, Step, WAKE_ORDERS,
 };
-use crate::words::RECORDS;
+use crate::words::{NOUNS, RECORDS};
 
 /// Problems with one dependency's settings, as (field, message).
 pub fn settings(s: &Settings) -> Vec<(&'static str, String)> {
@@ -100,62 +100,25 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                     let message = format!("layers must be from 1 to {MAX_LAYERS}");
                     c.problem(i, "layers", message, None);
                 }
-                if x.expect.is_some() && x.expect_each.is_some() {
-                    let both = "give either `expect` or `expect_each`, not both";
-                    c.problem(i, "expect_each", both, None);
-                }
                 let words = outcomes_of(&x.target);
                 if let Some(outcome) = &x.expect {
                     c.one_of(i, "expect", outcome, words, "outcome");
                 }
-                if let Some(each) = &x.expect_each {
-                    for outcome in each {
-                        c.one_of(i, "expect_each", outcome, words, "outcome");
-                    }
-                    if each.len() != count as usize {
-                        c.problem(
-                            i,
-                            "expect_each",
-                            format!(
-                                "expect_each lists {} outcomes for {count} requests",
-                                each.len()
-                            ),
-                            Some("give one outcome per request, or set `count` to match".into()),
-                        );
-                    }
+                for outcome in x.expect_each.iter().flatten() {
+                    c.one_of(i, "expect_each", outcome, words, "outcome");
                 }
+                let each = x.expect_each.as_deref();
+                sends::check_each(c, i, count, x.expect.is_some(), each, NOUNS);
                 holds.sent(&x.target);
             }
             Step::SendConcurrent(x) => {
                 at_least_one(c, i, x.count);
                 if !holds.sent_together(&x.target) {
-                    c.problem(
-                        i,
-                        "send_concurrent",
-                        format!(
-                            "send_concurrent to `{}`, which answers at once: which request gets which outcome would depend on thread timing",
-                            x.target
-                        ),
-                        Some(format!(
-                            "script `{}` to \"hold\" first, then release the held calls in a later step",
-                            x.target
-                        )),
-                    );
+                    sends::together_unheld(c, i, &x.target, NOUNS);
                 }
                 if let Some(expect) = &x.expect {
                     counted(c, i, expect, outcomes_of(&x.target));
-                    let sum: u32 = expect.values().sum();
-                    if sum != x.count {
-                        c.problem(
-                            i,
-                            "expect",
-                            format!(
-                                "expected outcomes add up to {sum}, but {} requests are sent",
-                                x.count
-                            ),
-                            None,
-                        );
-                    }
+                    sends::check_sum(c, i, expect, x.count, NOUNS);
                 }
             }
             Step::Release(x) => {
@@ -168,18 +131,7 @@ pub fn steps(steps: &[&Step], c: &mut Checker<'_>) {
                     c.problem(i, "count", message, None);
                 }
                 if !holds.can_release(&x.target) {
-                    c.problem(
-                        i,
-                        "release",
-                        format!(
-                            "release at `{}`, but no call to it can be held at this point",
-                            x.target
-                        ),
-                        Some(format!(
-                            "script `{}` to \"hold\" and send requests to it before releasing",
-                            x.target
-                        )),
-                    );
+                    sends::release_unheld(c, i, &x.target, NOUNS);
                 }
             }
             Step::Advance(x) => {

@@ -21,7 +21,7 @@ pub const RECORDS: Form = Form {
 };
 
 /// What this lab's requests are, and where a held one waits.
-const NOUNS: Nouns = Nouns {
+pub const NOUNS: Nouns = Nouns {
     request: "request",
     mock: "the dependency",
 };
