@@ -202,6 +202,43 @@ fn problems(root: &Path, meta: &Value) -> Vec<String> {
             }
         }
     }
+    out.extend(misplaced(root, &all, &twins));
+    out
+}
+
+/// The lab whose folder holds `package` (`labs/<lab>/...`), or `None` for one outside the
+/// labs' folders (the grader's, the kit's crates).
+fn lab_of<'a>(root: &Path, package: &'a Package) -> Option<String> {
+    let rest = package.dir.strip_prefix(root.join("labs")).ok()?;
+    rest.iter()
+        .next()
+        .map(|lab| lab.to_string_lossy().into_owned())
+}
+
+/// Twins in one lab's folder that another lab's packages (or a shared twin) use: a twin
+/// several labs stand on lives in `grader/race/twins/`, where no lab's edition leaves it
+/// out and no lab's changes move it.
+fn misplaced(root: &Path, all: &[Package], twins: &[&Package]) -> Vec<String> {
+    let mut out = Vec::new();
+    for twin in twins {
+        let Some(home) = lab_of(root, twin) else {
+            continue;
+        };
+        for user in all {
+            let uses = user.dependencies.iter().any(|(_, p, _)| *p == twin.name);
+            if !uses || lab_of(root, user).as_deref() == Some(home.as_str()) {
+                continue;
+            }
+            out.push(format!(
+                "{}: `{}` uses `{}`, a twin in {home}'s folder ({}): a twin several labs use \
+                 belongs in grader/race/twins/",
+                shown(root, &user.dir.join("Cargo.toml")),
+                user.name,
+                twin.name,
+                shown(root, &twin.dir)
+            ));
+        }
+    }
     out
 }
 
@@ -321,6 +358,19 @@ fn an_original_with_an_untwinned_crate_fails() {
         problems
             .iter()
             .any(|p| p.contains("`gateway_kit` depends on `serde_json`, which has no race twin")),
+        "{problems:?}"
+    );
+}
+
+/// Another lab's packages on a twin that lives in lab 4's folder: the check says where
+/// it belongs.
+#[test]
+fn a_twin_in_one_lab_s_folder_that_another_lab_uses_fails() {
+    let problems = problems_with_dependency("lab5_race", "fixture_targets_race");
+    assert!(
+        problems.iter().any(|p| p
+            .contains("`lab5_race` uses `fixture_targets_race`, a twin in lab4's folder")
+            && p.contains("belongs in grader/race/twins/")),
         "{problems:?}"
     );
 }

@@ -17,7 +17,7 @@ pub fn place(at: &Location<'_>) -> String {
 }
 
 /// A path without `dir/..` steps: the race builds reach kit sources through their own
-/// folders (`labs/lab4/race/twins/relay_kit/../../../../../crates/...`).
+/// folders (`grader/race/twins/relay_kit/../../../../crates/...`).
 fn tidy(path: &str) -> String {
     let mut parts: Vec<&str> = Vec::new();
     for part in path.split('/') {

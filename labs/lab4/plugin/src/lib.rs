@@ -67,13 +67,13 @@ impl Plugin for Lab4 {
             program: "main/src/main.rs",
             code_under_test: "relay_base",
             dependencies: &[
-                ("relay_kit", "labs/lab4/race/twins/relay_kit"),
+                ("relay_kit", "grader/race/twins/relay_kit"),
                 ("lab4_harness", "labs/lab4/race"),
             ],
             subject_dependencies: &[
                 ("std", "grader/race/std"),
                 ("core", "grader/race/core"),
-                ("relay_kit", "labs/lab4/race/twins/relay_kit"),
+                ("relay_kit", "grader/race/twins/relay_kit"),
             ],
         })
     }

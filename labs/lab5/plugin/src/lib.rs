@@ -64,7 +64,7 @@ impl Plugin for Lab5 {
     /// each transition record) and of lab 4's `relay_kit` under their usual names. The
     /// scripted partners and the scripted engine they share with lab 4 are the race
     /// harness's own dependencies (`labs/lab5/race/twins/fixture_partners`,
-    /// `labs/lab4/race/twins/fixture_script`).
+    /// `grader/race/twins/fixture_script`).
     fn race_harness(&self) -> Option<Harness> {
         Some(Harness {
             program: "main/src/main.rs",
