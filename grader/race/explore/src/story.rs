@@ -321,7 +321,7 @@ mod tests {
     #[test]
     fn paths_lose_their_up_steps() {
         assert_eq!(
-            tidy("/k/labs/lab4/race/twins/relay_kit/../../../../../crates/relay_kit/src/clock.rs"),
+            tidy("/k/grader/race/twins/relay_kit/../../../../crates/relay_kit/src/clock.rs"),
             "/k/crates/relay_kit/src/clock.rs"
         );
         assert_eq!(tidy("../a/./b"), "../a/b");
