@@ -319,6 +319,36 @@ pub fn expect_state(
     })
 }
 
+/// What an expect step checks of a mock and the breaker in front of it, each check in
+/// words, in the order [`expect_state`], [`expect_counters`] and [`expect_answered`]
+/// compare them: `breaker OPEN`, `3 calls reached it so far`, `answered E500 2 times`.
+/// `noun` is the lab's word for the breaker (`breaker`, `circuit`).
+pub fn expect_words(
+    noun: &str,
+    state: Option<&str>,
+    counters: [Option<u64>; 3],
+    answered: Option<&BTreeMap<String, u64>>,
+) -> Vec<String> {
+    let [calls, in_flight, peak] = counters;
+    let mut parts = Vec::new();
+    if let Some(state) = state {
+        parts.push(format!("{noun} {state}"));
+    }
+    if let Some(n) = calls {
+        parts.push(format!("{} reached it so far", quantity(n, "call")));
+    }
+    if let Some(n) = in_flight {
+        parts.push(format!("{n} in progress now"));
+    }
+    if let Some(n) = peak {
+        parts.push(format!("never more than {n} at once"));
+    }
+    for (answer, n) in answered.into_iter().flatten() {
+        parts.push(format!("answered {answer} {}", crate::times(*n)));
+    }
+    parts
+}
+
 impl Counter {
     /// `n` of this counter at `target`, in words.
     pub fn words(self, n: u64, target: &str) -> String {
@@ -580,6 +610,31 @@ mod tests {
                 "claims breaker OPEN".into(),
                 "claims breaker no state (breaker_state returned None)".into()
             ))
+        );
+    }
+
+    #[test]
+    fn an_expect_step_is_worded_in_the_order_it_is_judged() {
+        let mut answered = BTreeMap::new();
+        answered.insert("E500".to_owned(), 2);
+        assert_eq!(
+            expect_words(
+                "breaker",
+                Some("OPEN"),
+                [Some(3), Some(0), Some(1)],
+                Some(&answered)
+            ),
+            [
+                "breaker OPEN",
+                "3 calls reached it so far",
+                "0 in progress now",
+                "never more than 1 at once",
+                "answered E500 2 times"
+            ]
+        );
+        assert_eq!(
+            expect_words("circuit", None, [Some(1), None, None], None),
+            ["1 call reached it so far"]
         );
     }
 }

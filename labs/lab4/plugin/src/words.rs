@@ -2,7 +2,7 @@
 
 use grader_lab::records::{self, Form};
 use grader_lab::sends::{self, Nouns};
-use grader_lab::{duration, quantity, times};
+use grader_lab::{duration, quantity};
 use lab4_harness::systems;
 use lab4_harness::wire::{Settings, seen};
 
@@ -95,24 +95,9 @@ pub fn expectation(step: &Step) -> Option<String> {
         }
         Step::Release(x) => sends::released_words(NOUNS, x.count, x.expect.as_deref()),
         Step::Expect(x) => {
-            let mut parts = Vec::new();
-            if let Some(state) = &x.state {
-                parts.push(format!("breaker {state}"));
-            }
-            if let Some(n) = x.calls {
-                parts.push(format!("{} reached it so far", quantity(n, "call")));
-            }
-            if let Some(n) = x.in_flight {
-                parts.push(format!("{n} in progress now"));
-            }
-            if let Some(n) = x.peak {
-                parts.push(format!("never more than {n} at once"));
-            }
-            if let Some(answered) = &x.answered {
-                for (code, n) in answered {
-                    parts.push(format!("answered {code} {}", times(*n)));
-                }
-            }
+            let counters = [x.calls, x.in_flight, x.peak];
+            let state = x.state.as_deref();
+            let parts = sends::expect_words("breaker", state, counters, x.answered.as_ref());
             Some(parts.join(", "))
         }
         Step::ExpectTransitions(lines) => Some(records::expectation(lines, RECORDS)),

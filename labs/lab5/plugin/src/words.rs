@@ -1,8 +1,8 @@
 //! Lab 5's steps and settings in words, for reports and `grader explain`.
 
+use grader_lab::duration;
 use grader_lab::records::{self, Form};
 use grader_lab::sends::{self, Nouns};
-use grader_lab::{duration, quantity, times};
 use lab5_harness::wire::{Settings, seen};
 
 use crate::steps::Step;
@@ -87,22 +87,9 @@ pub fn expectation(step: &Step) -> Option<String> {
         }
         Step::Release(x) => sends::released_words(NOUNS, x.count, x.expect.as_deref()),
         Step::Expect(x) => {
-            let mut parts = Vec::new();
-            if let Some(state) = &x.state {
-                parts.push(format!("circuit {state}"));
-            }
-            if let Some(n) = x.calls {
-                parts.push(format!("{} reached it so far", quantity(n, "call")));
-            }
-            if let Some(n) = x.in_flight {
-                parts.push(format!("{n} in progress now"));
-            }
-            if let Some(n) = x.peak {
-                parts.push(format!("never more than {n} at once"));
-            }
-            for (answer, n) in x.answered.iter().flatten() {
-                parts.push(format!("answered {answer} {}", times(*n)));
-            }
+            let counters = [x.calls, x.in_flight, x.peak];
+            let state = x.state.as_deref();
+            let parts = sends::expect_words("circuit", state, counters, x.answered.as_ref());
             Some(parts.join(", "))
         }
         Step::ExpectTransitions(lines) => Some(records::expectation(lines, RECORDS)),

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use grader_lab::records::{self, Form};
 use grader_lab::sends::{self, Nouns};
-use grader_lab::{duration, quantity, times};
+use grader_lab::{duration, quantity};
 use lab6_harness::wire::{Settings, seen};
 
 use crate::steps::Step;
@@ -113,22 +113,9 @@ pub fn expectation(step: &Step) -> Option<String> {
             e => format!("of the requests that return meanwhile, {}", counted(e)),
         }),
         Step::Expect(x) => {
-            let mut parts = Vec::new();
-            if let Some(state) = &x.state {
-                parts.push(format!("circuit {state}"));
-            }
-            if let Some(n) = x.calls {
-                parts.push(format!("{} reached it so far", quantity(n, "call")));
-            }
-            if let Some(n) = x.in_flight {
-                parts.push(format!("{n} in progress at it now"));
-            }
-            if let Some(n) = x.peak {
-                parts.push(format!("never more than {n} at once"));
-            }
-            for (answer, n) in x.answered.iter().flatten() {
-                parts.push(format!("answered {answer} {}", times(*n)));
-            }
+            let counters = [x.calls, x.in_flight, x.peak];
+            let state = x.state.as_deref();
+            let mut parts = sends::expect_words("circuit", state, counters, x.answered.as_ref());
             for (n, what) in [
                 (x.held, "waiting for its answer"),
                 (x.queued, "queued"),
