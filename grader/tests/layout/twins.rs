@@ -208,7 +208,7 @@ fn problems(root: &Path, meta: &Value) -> Vec<String> {
 
 /// The lab whose folder holds `package` (`labs/<lab>/...`), or `None` for one outside the
 /// labs' folders (the grader's, the kit's crates).
-fn lab_of<'a>(root: &Path, package: &'a Package) -> Option<String> {
+fn lab_of(root: &Path, package: &Package) -> Option<String> {
     let rest = package.dir.strip_prefix(root.join("labs")).ok()?;
     rest.iter()
         .next()
