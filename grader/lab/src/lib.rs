@@ -23,7 +23,7 @@ pub mod rehearsal;
 pub mod schema;
 pub mod sends;
 pub mod steps;
-pub mod wiring;
+mod wiring;
 pub mod words;
 
 use std::fmt::Debug;
@@ -37,6 +37,7 @@ pub use words::{clock, counts, did_you_mean, duration, quantity, times, unknown_
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+#[doc(hidden)]
 pub use serde_json::Value;
 
 /// One lab's rules, as the grader needs them.

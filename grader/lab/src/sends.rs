@@ -1,7 +1,10 @@
 //! What labs whose scenarios send requests to scripted mocks share: judging the outcomes
 //! of `send`, `send_concurrent` and `release` steps, and knowing, while checking a
 //! scenario's steps in order, whether a mock holds calls and whether calls can be held in
-//! it. The words of the messages stay each lab's own.
+//! it; the checks of those steps every lab makes (counts, outcomes that add up, a
+//! concurrent send or a release with nothing held) and an expect step's state, counters
+//! and answers, compared and worded. The lab's nouns (`Nouns`, `breaker` or `circuit`)
+//! fill in the words; what only one lab checks stays in its plug-in.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -320,8 +323,9 @@ pub fn expect_state(
 }
 
 /// What an expect step checks of a mock and the breaker in front of it, each check in
-/// words, in the order [`expect_state`], [`expect_counters`] and [`expect_answered`]
-/// compare them: `breaker OPEN`, `3 calls reached it so far`, `answered E500 2 times`.
+/// words: the state ([`expect_state`]), then the counters ([`expect_counters`]), then the
+/// answers ([`expect_answered`]): `breaker OPEN`, `3 calls reached it so far`,
+/// `answered E500 2 times`.
 /// `noun` is the lab's word for the breaker (`breaker`, `circuit`).
 pub fn expect_words(
     noun: &str,
@@ -614,7 +618,7 @@ mod tests {
     }
 
     #[test]
-    fn an_expect_step_is_worded_in_the_order_it_is_judged() {
+    fn an_expect_step_is_worded_state_first_then_counters_then_answers() {
         let mut answered = BTreeMap::new();
         answered.insert("E500".to_owned(), 2);
         assert_eq!(

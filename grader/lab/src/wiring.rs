@@ -6,7 +6,10 @@
 
 /// Inside a lab's `impl Plugin`, the methods that hand each question to the module of the
 /// lab's plug-in crate named for it, so that a newcomer finds every rule of a lab in one
-/// obvious place. The crate's root must see these modules, with these functions:
+/// obvious place. Call it in the module that holds the impl (the plug-in crate's root);
+/// the module paths are read there, so these modules must be in scope under these names,
+/// with these functions, and nothing else may be called `validate`, `judge`, `words` or
+/// `generate` there:
 ///
 /// | module | functions | what they hold |
 /// | --- | --- | --- |
@@ -16,8 +19,10 @@
 /// | `generate` | `draft`, `fill`, `rule_hint` | generated scenarios |
 ///
 /// and the lab's plug-in type implements [`picture::Picture`](crate::picture::Picture)
-/// for itself. A method the macro writes that a lab wants otherwise is not written with
-/// the macro: write the whole impl by hand instead.
+/// for itself. The macro is all or nothing: it also writes the methods the trait has
+/// defaults for (`stuck_hint`, `generate`, `fill`, `rule_hint`, `picture`), so a lab
+/// without a generator or a picture, or that wants any of these otherwise, writes the
+/// whole impl by hand instead.
 #[macro_export]
 macro_rules! lab_modules {
     () => {

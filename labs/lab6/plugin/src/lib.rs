@@ -62,10 +62,10 @@ impl Plugin for Lab6 {
     /// Lab 6's race checks: the same program file, linked with lab 6's race harness
     /// (`labs/lab6/race`), and the crate under test built on the kit's std for the
     /// explorer (`grader/race/std`), with the race build of `shipping_kit` (its clock,
-    /// monitor and calls on the explorer, standing on the twin of `relay_kit` in `grader/race/twins`, which
-    /// notes each transition record) under its usual name. The scripted dependencies and
-    /// the scripted engine they share with labs 4 and 5 are the race harness's own
-    /// dependencies (`labs/lab6/race/twins/fixture_dependencies`,
+    /// monitor and calls on the explorer, standing on the twin of `relay_kit` in
+    /// `grader/race/twins`, which notes each transition record) under its usual name. The
+    /// scripted dependencies and the scripted engine they share with labs 4 and 5 are the
+    /// race harness's own dependencies (`labs/lab6/race/twins/fixture_dependencies`,
     /// `grader/race/twins/fixture_script`).
     fn race_harness(&self) -> Option<Harness> {
         Some(Harness {
