@@ -5,9 +5,10 @@
 //! the lab's checks refuse (one whose outcome would depend on thread timing, say) is
 //! caught before any code under test runs.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use grader_lab::Draft;
@@ -29,6 +30,11 @@ pub struct Oracle {
     program: PathBuf,
     opts: RunOptions,
     limits: Limits,
+    /// What the reference did on each draft it ran to the end, by the draft's text. The
+    /// reference decides every step of a draft the lab's rules decide, so running the
+    /// same draft again would observe the same: shrinking the divergences of several
+    /// mutants from one seed tries many of the same drafts.
+    seen: Mutex<HashMap<String, Vec<StepRecord>>>,
 }
 
 /// A draft with its expectations filled in: the file's text and the scenario read from it.
@@ -91,6 +97,7 @@ impl Oracle {
             program,
             opts,
             limits,
+            seen: Mutex::new(HashMap::new()),
         })
     }
 
@@ -175,7 +182,30 @@ impl Oracle {
     /// Runs `draft` on the reference: each step's record, or why it could not be run to
     /// the end (a panic, a stuck request, a crash: the reference never does any of these
     /// on a scenario the lab's rules decide).
+    /// Only a draft the reference ran to the end is remembered: a refusal may come from
+    /// the machine (a stalled run), and is cheap next to the runs that succeed.
     fn observe(&self, draft: &Draft) -> Result<Result<Vec<StepRecord>, Refused>, Error> {
+        let key = serde_json::to_string(&(&draft.targets, &draft.steps))
+            .map_err(|e| self.broken(format!("a draft cannot be written out: {e}")))?;
+        let known = self
+            .seen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key)
+            .cloned();
+        if let Some(records) = known {
+            return Ok(Ok(records));
+        }
+        let records = self.run_draft(draft)?;
+        if let Ok(records) = &records {
+            let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
+            seen.insert(key, records.clone());
+        }
+        Ok(records)
+    }
+
+    /// Runs `draft` on the reference's harness program.
+    fn run_draft(&self, draft: &Draft) -> Result<Result<Vec<StepRecord>, Refused>, Error> {
         let plan = match plan(&self.lab, draft, &self.opts) {
             Ok(plan) => plan,
             Err(why) => return Ok(Err(Refused(why))),
