@@ -11,7 +11,7 @@ use gateway_kit::{
     AlertLog, AlertSink, BreakerSettings, Clock, FakeClock, Flow, FlowSettings, Message, Outcome,
 };
 use grader_harness::{Driver, Failure, LookKeys, Requests};
-use grader_protocol::{Plan, RequestOutcome};
+use grader_protocol::{Plan, RequestOutcome, StuckRecord};
 
 use crate::wire::{Action, FlowSnapshot, Observation, Settings, seen};
 use crate::{BuildGateway, GatewayUnderTest};
@@ -161,27 +161,28 @@ impl Driver for World {
     }
 
     fn observe(&self) -> Observation {
-        let flows = self.flows.iter().map(|flow| self.snapshot(flow)).collect();
-        let transitions = match catch_unwind(AssertUnwindSafe(|| self.gateway.transitions())) {
-            Ok(list) => Some(list.iter().map(ToString::to_string).collect::<Vec<_>>()),
-            Err(_) => {
-                self.requests.mark_panicked();
-                None
-            }
-        };
-        let alerts: Vec<String> = self
-            .alerts
-            .snapshot()
-            .iter()
-            .map(ToString::to_string)
-            .collect();
-        let journal = self.journal(transitions.as_deref().unwrap_or_default(), &alerts);
-        Observation {
-            flows,
-            transitions,
-            alerts,
-            journal,
-        }
+        self.record().unwrap_or_else(|_| Observation {
+            flows: Vec::new(),
+            transitions: None,
+            alerts: Vec::new(),
+            journal: Vec::new(),
+        })
+    }
+
+    fn try_observe(&self) -> Result<Observation, Failure> {
+        self.record().map_err(|blocked| {
+            Failure::Stuck(StuckRecord {
+                step: 0,
+                at_ms: 0,
+                requests: Vec::new(),
+                sent: 0,
+                target: String::new(),
+                waited_ms: self.requests.limit_ms(),
+                blocked,
+                reading: true,
+                seen: blocked.then(|| seen::READ_BLOCKED.to_owned()),
+            })
+        })
     }
 
     fn panicked(&self) -> bool {
@@ -226,15 +227,60 @@ impl World {
         self.requests.look(failure, look, &LOOKED)
     }
 
-    fn snapshot(&self, flow: &Flow) -> FlowSnapshot {
+    /// Every flow's circuit state and the transition records, read from the gateway on a
+    /// thread of their own, then what the partners and the alert log saw after an action;
+    /// or, when the read did not return (one of the gateway's locks is held), whether it
+    /// blocked for good.
+    fn record(&self) -> Result<Observation, bool> {
+        let gateway = self.gateway.clone();
+        let flows = self.flows.clone();
+        let (states, transitions) = self.requests.read(move || {
+            let states: Vec<_> = flows
+                .iter()
+                .map(|f| {
+                    catch_unwind(AssertUnwindSafe(|| gateway.circuit_state(f)))
+                        .ok()
+                        .map(|state| state.map(|s| s.as_str().to_owned()))
+                })
+                .collect();
+            let transitions = catch_unwind(AssertUnwindSafe(|| {
+                gateway
+                    .transitions()
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+            }))
+            .ok();
+            (states, transitions)
+        })?;
+        if states.iter().any(Option::is_none) || transitions.is_none() {
+            self.requests.mark_panicked();
+        }
+        let flows = self
+            .flows
+            .iter()
+            .zip(states)
+            .map(|(flow, state)| self.snapshot(flow, state.flatten()))
+            .collect();
+        let alerts: Vec<String> = self
+            .alerts
+            .snapshot()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        let journal = self.journal(transitions.as_deref().unwrap_or_default(), &alerts);
+        Ok(Observation {
+            flows,
+            transitions,
+            alerts,
+            journal,
+        })
+    }
+
+    /// A flow's snapshot: its circuit state as read (`None` when the read panicked or the
+    /// flow is unknown), and what its partner saw.
+    fn snapshot(&self, flow: &Flow, state: Option<String>) -> FlowSnapshot {
         let stats = self.partners.stats(flow).unwrap_or_default();
-        let state = match catch_unwind(AssertUnwindSafe(|| self.gateway.circuit_state(flow))) {
-            Ok(state) => state.map(|s| s.as_str().to_owned()),
-            Err(_) => {
-                self.requests.mark_panicked();
-                None
-            }
-        };
         FlowSnapshot {
             name: flow.to_string(),
             state,

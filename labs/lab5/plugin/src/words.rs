@@ -130,6 +130,9 @@ pub fn stuck_hint(seen: Option<&str>) -> String {
         Some(seen::STATE_BLOCKED) => {
             "Reading the flow's circuit state blocked too: the breaker's lock is held while a message is inside the partner, so every other message of the flow, and every state read, queues on it. Decide under the lock, let the guard go, deliver, then lock again to learn from the answer. (If the bulkhead's lock is held across the delivery as well, the same fix applies there.)"
         }
+        Some(seen::READ_BLOCKED) => {
+            return "Reading the gateway after the step (Gateway::circuit_state or Gateway::transitions) blocked for good: one of its locks is held. Either a message inside the partner keeps it (a lock held across the delivery: decide under the lock, let the guard go, deliver, then lock again to learn from the answer), or the same thread takes it twice (a std Mutex is not re-entrant: a method that locks, called while the lock is held, waits forever).".to_owned();
+        }
         _ => return STUCK_HINT.to_owned(),
     };
     format!(
