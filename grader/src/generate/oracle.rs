@@ -179,11 +179,9 @@ impl Oracle {
         }
     }
 
-    /// Runs `draft` on the reference: each step's record, or why it could not be run to
-    /// the end (a panic, a stuck request, a crash: the reference never does any of these
-    /// on a scenario the lab's rules decide).
-    /// Only a draft the reference ran to the end is remembered: a refusal may come from
-    /// the machine (a stalled run), and is cheap next to the runs that succeed.
+    /// What the reference does on `draft`: each step's record, or why it could not be run
+    /// to the end. Only a draft the reference ran to the end is remembered: a refusal may
+    /// come from the machine (a stalled run), and is cheap next to the runs that succeed.
     fn observe(&self, draft: &Draft) -> Result<Result<Vec<StepRecord>, Refused>, Error> {
         let key = serde_json::to_string(&(&draft.targets, &draft.steps))
             .map_err(|e| self.broken(format!("a draft cannot be written out: {e}")))?;
@@ -204,7 +202,9 @@ impl Oracle {
         Ok(records)
     }
 
-    /// Runs `draft` on the reference's harness program.
+    /// Runs `draft` on the reference: each step's record, or why it could not be run to
+    /// the end (a panic, a stuck request, a crash: the reference never does any of these
+    /// on a scenario the lab's rules decide).
     fn run_draft(&self, draft: &Draft) -> Result<Result<Vec<StepRecord>, Refused>, Error> {
         let plan = match plan(&self.lab, draft, &self.opts) {
             Ok(plan) => plan,
