@@ -229,3 +229,27 @@ pub struct StuckRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seen: Option<String>,
 }
+
+impl StuckRecord {
+    /// The key of [`StuckRecord::seen`] that every lab gives a look at the code under
+    /// test's state after a step (its observers) that blocked for good.
+    pub const READ_BLOCKED: &'static str = "read_blocked";
+
+    /// The harness's own look after a step did not return: no request is stuck, the
+    /// observers are. `blocked` says whether every thread was seen blocked for good (then
+    /// `seen` is [`StuckRecord::READ_BLOCKED`]), `waited_ms` the real-time limit that ran
+    /// out otherwise. The runner fills in the step and its time.
+    pub fn reading(blocked: bool, waited_ms: u64) -> Self {
+        Self {
+            step: 0,
+            at_ms: 0,
+            requests: Vec::new(),
+            sent: 0,
+            target: String::new(),
+            waited_ms,
+            blocked,
+            reading: true,
+            seen: blocked.then(|| Self::READ_BLOCKED.to_owned()),
+        }
+    }
+}

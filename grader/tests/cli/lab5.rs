@@ -145,7 +145,8 @@ fn a_probe_checked_then_counted_is_told_as_the_handout_shows() {
 /// Messages stuck inside the gateway get a hint from what the harness saw while they
 /// were: a breaker whose lock is held during the delivery blocks the state read too; a
 /// bulkhead whose lock is held during it leaves the state readable, and the hint says it
-/// is not the breaker's lock they wait for.
+/// is not the breaker's lock they wait for; with no message stuck, the grader's own read
+/// of the gateway after the step blocks, and is told as such.
 #[test]
 fn a_stuck_message_is_told_whose_lock_it_waits_for() {
     let mut bulkhead_lock = reference_files();
@@ -165,36 +166,35 @@ fn a_stuck_message_is_told_whose_lock_it_waits_for() {
     ] {
         edit(&mut bulkhead_lock, "src/bulkhead.rs", find, replace);
     }
-    for (name, files, words) in [
+    let at_once = "al_one_alert_when_failures_land_at_once";
+    for (name, files, scenario, words) in [
         (
             "lab5-breaker-lock",
             mutant("lock_held_during_call"),
+            at_once,
             "Reading the flow's circuit state blocked too: the breaker's lock is held",
         ),
         (
             "lab5-bulkhead-lock",
             bulkhead_lock,
+            at_once,
             "so it is not the breaker's lock they wait for",
+        ),
+        // One message held by the partner keeps the breaker's lock: no message is stuck
+        // (it is inside the partner), but the harness's look at the gateway after the
+        // step blocks, and is told at once.
+        (
+            "lab5-breaker-lock-read",
+            mutant("lock_held_during_call"),
+            "bh_full_bulkhead_answers_at_once",
+            "Reading the gateway after the step (Gateway::circuit_state or Gateway::transitions) blocked for good",
         ),
     ] {
         let dir = submission(name, &files);
-        let output = check_submission(
-            &dir,
-            &[
-                "--scenario",
-                "al_one_alert_when_failures_land_at_once",
-                "--format",
-                "json",
-            ],
-        );
+        let output = check_submission(&dir, &["--scenario", scenario, "--format", "json"]);
         let report = json(&output);
         let lead = &report["start_here"];
-        assert_eq!(
-            lead["scenario"],
-            "al_one_alert_when_failures_land_at_once",
-            "{}",
-            transcript(&output)
-        );
+        assert_eq!(lead["scenario"], scenario, "{}", transcript(&output));
         let hint = lead["hint"].as_str().expect("a hint");
         assert!(hint.contains(words), "{name}: {hint}");
     }

@@ -131,7 +131,8 @@ fn a_real_sleep_is_named_and_a_slot_given_back_early_is_reported_as_the_handout_
 /// Requests blocked inside the shop get a hint from what the harness saw while they were:
 /// a breaker whose lock is held during the attempt blocks the state read too; a lock of
 /// the shop's own held during a checkout leaves the state readable, and the hint says it
-/// is not the breaker's lock they wait for.
+/// is not the breaker's lock they wait for; with no request stuck, the grader's own look
+/// at the shop after the step blocks, and is told as such.
 #[test]
 fn a_blocked_request_is_told_whose_lock_it_waits_for() {
     let mut shop_lock = mutated(&[]);
@@ -151,16 +152,28 @@ fn a_blocked_request_is_told_whose_lock_it_waits_for() {
     ] {
         edit(&mut shop_lock, "src/shop.rs", find, replace);
     }
-    for (name, files, words) in [
+    let queue_full = "qu_eight_active_ten_queued_then_no_capacity";
+    for (name, files, scenario, words) in [
         (
             "lab6-breaker-lock",
             mutated(&["lock_held_during_attempt"]),
+            queue_full,
             "Reading the dependency's circuit state blocked too: the breaker's lock is held",
         ),
         (
             "lab6-shop-lock",
             shop_lock,
+            queue_full,
             "so it is not the breaker's lock they wait for",
+        ),
+        // One checkout held by the vendor keeps the breaker's lock: no request is stuck
+        // (it waits on the clock), but the harness's look at the shop after the step
+        // blocks, and is told at once.
+        (
+            "lab6-breaker-lock-read",
+            mutated(&["lock_held_during_attempt"]),
+            "qu_gone_the_instant_after_its_wait",
+            "Asking the shop after the step (Shop::circuit_state, Shop::metrics or Shop::transitions) blocked for good",
         ),
     ] {
         let dir = folder(name);
@@ -168,16 +181,12 @@ fn a_blocked_request_is_told_whose_lock_it_waits_for() {
         let output = grader()
             .args(["check", "lab6", "--submission"])
             .arg(&*dir)
-            .args([
-                "--scenario",
-                "qu_eight_active_ten_queued_then_no_capacity",
-                "--format",
-                "json",
-            ])
+            .args(["--scenario", scenario, "--format", "json"])
             .output()
             .expect("run the grader");
         let report: serde_json::Value =
             serde_json::from_str(&stdout(&output)).expect("a JSON report");
+        assert_eq!(report["start_here"]["scenario"], scenario);
         let hint = report["start_here"]["hint"].as_str().unwrap_or_default();
         assert!(hint.contains(words), "{name}: {}", transcript(&output));
     }

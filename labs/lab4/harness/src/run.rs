@@ -97,17 +97,7 @@ impl Driver for World {
 
     fn try_observe(&self) -> Result<Observation, Failure> {
         self.record().map_err(|blocked| {
-            Failure::Stuck(StuckRecord {
-                step: 0,
-                at_ms: 0,
-                requests: Vec::new(),
-                sent: 0,
-                target: String::new(),
-                waited_ms: self.requests.limit_ms(),
-                blocked,
-                reading: true,
-                seen: blocked.then(|| seen::READ_BLOCKED.to_owned()),
-            })
+            Failure::Stuck(StuckRecord::reading(blocked, self.requests.limit_ms()))
         })
     }
 

@@ -105,9 +105,8 @@ pub mod seen {
     pub const BREAKER_READABLE: &str = "breaker_readable";
     /// `Relay::breaker_state` blocked too: the breaker's lock is held.
     pub const BREAKER_BLOCKED: &str = "breaker_blocked";
-    /// The harness's own look after a step (`Relay::breaker_state`,
-    /// `Relay::transitions`) blocked for good.
-    pub const READ_BLOCKED: &str = "read_blocked";
+    /// A look at the state after a step that blocked for good: the protocol's key.
+    pub const READ_BLOCKED: &str = grader_protocol::StuckRecord::READ_BLOCKED;
     /// `Relay::breaker_state` panicked: nothing can be told.
     pub const BREAKER_PANICKED: &str = "breaker_panicked";
 }

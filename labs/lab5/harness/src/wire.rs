@@ -126,7 +126,6 @@ pub mod seen {
     pub const STATE_BLOCKED: &str = "state_blocked";
     /// `Gateway::circuit_state` panicked: nothing can be told.
     pub const STATE_PANICKED: &str = "state_panicked";
-    /// Reading the gateway after a step (`Gateway::circuit_state` or
-    /// `Gateway::transitions`) blocked for good, with no message stuck.
-    pub const READ_BLOCKED: &str = "read_blocked";
+    /// A look at the state after a step that blocked for good: the protocol's key.
+    pub const READ_BLOCKED: &str = grader_protocol::StuckRecord::READ_BLOCKED;
 }

@@ -307,4 +307,7 @@ pub mod seen {
     pub const STATE_BLOCKED: &str = "state_blocked";
     /// `Shop::circuit_state` panicked: nothing can be told.
     pub const STATE_PANICKED: &str = "state_panicked";
+    /// Asking the shops after a step (`Shop::circuit_state`, `Shop::metrics` or
+    /// `Shop::transitions`) blocked for good: the protocol's key.
+    pub const READ_BLOCKED: &str = grader_protocol::StuckRecord::READ_BLOCKED;
 }

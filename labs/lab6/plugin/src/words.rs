@@ -187,6 +187,9 @@ pub fn stuck_hint(seen: Option<&str>) -> String {
         Some(seen::STATE_BLOCKED) => {
             "Reading the dependency's circuit state blocked too: the breaker's lock is held while a request waits (in the queue, in a pause or for the answer), so every other request of the dependency, and every state read, queues on it. Decide under the lock, let the guard go, make the attempt, then lock again to learn from it."
         }
+        Some(seen::READ_BLOCKED) => {
+            return "Asking the shop after the step (Shop::circuit_state, Shop::metrics or Shop::transitions) blocked for good: one of its locks is held. Either a request keeps it while it waits (in the queue, in a pause or for the dependency's answer: decide under the lock, let the guard go, wait or call, then lock again to learn from it), or the same thread takes it twice (a std Mutex is not re-entrant: a method that locks, called while the lock is held, waits forever).".to_owned();
+        }
         Some(seen::STATE_READABLE) => {
             "The dependency's circuit state could still be read while they waited, so it is not the breaker's lock they wait for. The usual causes then: a real wait (thread::sleep, Condvar::wait_timeout: wait with clock.sleep_until, a Monitor guard's wait_until or call.wait_until); the bulkhead's lock held while waiting for the answer; a slot that is never given back; or a lock taken twice on one thread."
         }
