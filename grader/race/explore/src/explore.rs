@@ -182,6 +182,7 @@ fn schedule(lab: &Lab, world: &World) {
             p.outcomes.push((index, events));
         }
     });
+    trace::recycle(record);
 }
 
 /// The schedule `index` broke `violation`: its events, and the violation with its story
@@ -252,10 +253,7 @@ fn key(events: &[Event]) -> u64 {
                 let mut outcomes: Vec<&str> =
                     r.requests.iter().map(|o| o.outcome.as_str()).collect();
                 outcomes.sort_unstable();
-                (r.step, r.at_ms, outcomes).hash(&mut h);
-                serde_json::to_string(&r.observation)
-                    .unwrap_or_default()
-                    .hash(&mut h);
+                (r.step, r.at_ms, outcomes, &r.observation).hash(&mut h);
             }
             Event::Panic(p) => (&p.message, &p.location).hash(&mut h),
             Event::Finished => "finished".hash(&mut h),

@@ -11,9 +11,32 @@ use race_std::trace::What;
 
 use crate::story;
 
-/// One event of the results file. Observations are kept as JSON values: the explorer
+/// One event of the results file. Observations are kept as JSON text: the explorer
 /// compares and writes them, and only the lab's harness and plug-in know their shape.
-pub type Event = grader_protocol::Event;
+pub type Event = grader_protocol::Event<Json>;
+
+/// An observation written as JSON once, when its step ends: a schedule's outcome is told
+/// apart from the others by this text, and only the few outcomes worth writing are ever
+/// read back.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Json(String);
+
+impl Json {
+    /// The JSON text.
+    pub fn text(&self) -> &str {
+        &self.0
+    }
+}
+
+impl serde::Serialize for Json {
+    /// Written as the JSON value the text holds, laid out as `serde_json::Value` lays it
+    /// out (keys in order), so the results file reads the same whichever way it was made.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let value: serde_json::Value =
+            serde_json::from_str(&self.0).map_err(serde::ser::Error::custom)?;
+        value.serialize(serializer)
+    }
+}
 
 static RESULTS: OnceLock<Mutex<File>> = OnceLock::new();
 
@@ -61,7 +84,7 @@ pub fn push_step<O: serde::Serialize>(record: StepRecord<O>) {
         step,
         at_ms,
         requests,
-        observation: serde_json::to_value(observation).unwrap_or_default(),
+        observation: Json(serde_json::to_string(&observation).unwrap_or_default()),
     }));
 }
 

@@ -128,6 +128,8 @@ struct Record {
     stacks: Option<fn(&Object) -> bool>,
     events: Vec<Event>,
     held: Vec<Held>,
+    /// A finished record handed back ([`recycle`]): the next one grows in its room.
+    spare: Vec<Event>,
 }
 
 thread_local! {
@@ -140,12 +142,21 @@ thread_local! {
 /// is most of the cost, so only those a story may tell).
 pub fn start(stacks: Option<fn(&Object) -> bool>) {
     RECORD.with_borrow_mut(|r| {
+        let events = std::mem::take(&mut r.spare);
         *r = Record {
             on: true,
             stacks,
+            events,
             ..Record::default()
         }
     });
+}
+
+/// Hands back a record [`finish`] returned, once read: the next schedule's record reuses
+/// its room instead of growing from nothing.
+pub fn recycle(mut events: Vec<Event>) {
+    events.clear();
+    RECORD.with_borrow_mut(|r| r.spare = events);
 }
 
 /// Stops recording and hands over what was recorded.
