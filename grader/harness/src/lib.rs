@@ -9,6 +9,7 @@
 //! the result; [`Requests`] runs the requests its actions send, each on a thread. A
 //! panic, a deadlock, an endless loop or an abort costs one scenario, never the grader.
 
+mod adapter;
 pub mod blocked;
 mod events;
 pub mod requests;

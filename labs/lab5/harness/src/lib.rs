@@ -14,6 +14,9 @@
 mod run;
 pub mod wire;
 
+/// The harness program's adapter for the code under test (`grader_harness::under_test`).
+pub use grader_harness::under_test;
+
 use std::sync::Arc;
 
 use gateway_kit::{

@@ -19,6 +19,9 @@ mod shop;
 mod stuck;
 pub mod wire;
 
+/// The harness program's adapter for the code under test (`grader_harness::under_test`).
+pub use grader_harness::under_test;
+
 pub use shop::{BuildShop, ShopUnderTest};
 
 /// Reads the plan, runs it against the shops `build` makes, and ends the process.

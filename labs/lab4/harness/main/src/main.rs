@@ -7,19 +7,12 @@
 use lab4_harness::RelayUnderTest;
 use relay_kit::{Code, Request, State, Transition};
 
-struct UnderTest(relay_base::Relay);
-
-impl RelayUnderTest for UnderTest {
-    fn handle(&self, request: &Request) -> Code {
-        self.0.handle(request)
-    }
-
-    fn breaker_state(&self, target: &str) -> Option<State> {
-        self.0.breaker_state(target)
-    }
-
-    fn transitions(&self) -> Vec<Transition> {
-        self.0.transitions()
+lab4_harness::under_test! {
+    struct UnderTest(relay_base::Relay);
+    impl RelayUnderTest {
+        fn handle(&self, request: &Request) -> Code;
+        fn breaker_state(&self, target: &str) -> Option<State>;
+        fn transitions(&self) -> Vec<Transition>;
     }
 }
 

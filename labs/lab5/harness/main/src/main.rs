@@ -7,19 +7,12 @@
 use gateway_kit::{Flow, Message, Outcome, State, Transition};
 use lab5_harness::GatewayUnderTest;
 
-struct UnderTest(edi_gateway::Gateway);
-
-impl GatewayUnderTest for UnderTest {
-    fn send(&self, message: &Message) -> Outcome {
-        self.0.send(message)
-    }
-
-    fn circuit_state(&self, flow: &Flow) -> Option<State> {
-        self.0.circuit_state(flow)
-    }
-
-    fn transitions(&self) -> Vec<Transition> {
-        self.0.transitions()
+lab5_harness::under_test! {
+    struct UnderTest(edi_gateway::Gateway);
+    impl GatewayUnderTest {
+        fn send(&self, message: &Message) -> Outcome;
+        fn circuit_state(&self, flow: &Flow) -> Option<State>;
+        fn transitions(&self) -> Vec<Transition>;
     }
 }
 

@@ -7,27 +7,14 @@
 use lab6_harness::ShopUnderTest;
 use shipping_kit::{Browse, Checkout, Metrics, Order, Page, State, Transition};
 
-struct UnderTest(quote_client::Shop);
-
-impl ShopUnderTest for UnderTest {
-    fn checkout(&self, order: &Order) -> Checkout {
-        self.0.checkout(order)
-    }
-
-    fn browse(&self, page: &Page) -> Browse {
-        self.0.browse(page)
-    }
-
-    fn circuit_state(&self, dependency: &str) -> Option<State> {
-        self.0.circuit_state(dependency)
-    }
-
-    fn metrics(&self, dependency: &str) -> Option<Metrics> {
-        self.0.metrics(dependency)
-    }
-
-    fn transitions(&self) -> Vec<Transition> {
-        self.0.transitions()
+lab6_harness::under_test! {
+    struct UnderTest(quote_client::Shop);
+    impl ShopUnderTest {
+        fn checkout(&self, order: &Order) -> Checkout;
+        fn browse(&self, page: &Page) -> Browse;
+        fn circuit_state(&self, dependency: &str) -> Option<State>;
+        fn metrics(&self, dependency: &str) -> Option<Metrics>;
+        fn transitions(&self) -> Vec<Transition>;
     }
 }
 
