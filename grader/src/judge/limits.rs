@@ -4,10 +4,17 @@
 use crate::report::{ScenarioResult, Status};
 use crate::run::runner::{Ending, Limits, Run};
 
+/// The start of a race check's message when its process ended before it had explored
+/// every schedule (`crate::judge::race`).
+pub const RACE_STOPPED: &str = "the race harness stopped before it finished exploring";
+
 /// Says so when a process was stopped by the CPU time or memory limit, which the judge
 /// only sees as a signal.
 pub fn explain_limits(mut result: ScenarioResult, run: &Run, limits: &Limits) -> ScenarioResult {
     const KILLED: &str = "the process was killed by signal ";
+    if result.status != Status::Passed && result.message.starts_with(RACE_STOPPED) {
+        return explain_race_limits(result, run, limits);
+    }
     if result.status == Status::Passed || !result.message.contains(KILLED) {
         return result;
     }
@@ -39,6 +46,23 @@ pub fn explain_limits(mut result: ScenarioResult, run: &Run, limits: &Limits) ->
         .trim_end_matches(" (an abort?)");
     let (why, question) = why.split_once(": ").unwrap_or((&why, ""));
     result.message = format!("{}{why} {place}: {question}", &result.message[..start]);
+    result
+}
+
+/// A race check whose explorer was stopped by the CPU time limit: all its schedules share
+/// one limit, and the explorer cannot stop a schedule whose code loops without taking a
+/// lock (it never gets a word in), so the limit is what ends it.
+fn explain_race_limits(mut result: ScenarioResult, run: &Run, limits: &Limits) -> ScenarioResult {
+    let (&Ending::Signaled(signal), Some(seconds)) = (&run.ending, limits.cpu_seconds) else {
+        return result;
+    };
+    if signal != libc::SIGXCPU && signal != libc::SIGKILL {
+        return result;
+    }
+    result.status = Status::Timeout;
+    result.message = format!(
+        "exploring the schedules used up its CPU time (the limit is {seconds} s per race check, every schedule together) before the last schedule ended: on some schedule the code under test never stops (an endless loop that takes no lock, so the explorer cannot switch threads), or each schedule takes far too long (printing a lot, say)"
+    );
     result
 }
 
@@ -95,6 +119,24 @@ mod tests {
             r.message,
             "the process used up its CPU time (the limit is 10 s per scenario, all threads together) during step 2: an endless loop, or busy waiting?"
         );
+    }
+
+    #[test]
+    fn a_race_check_out_of_cpu_time_is_a_timeout_that_says_why() {
+        let judged = crashed(&format!("{RACE_STOPPED} (killed by signal 24)"));
+        let r = explain_limits(judged, &run(Ending::Signaled(libc::SIGXCPU), ""), &LIMITS);
+        assert_eq!(r.status, Status::Timeout);
+        assert!(
+            r.message.starts_with(
+                "exploring the schedules used up its CPU time (the limit is 10 s per race check"
+            ),
+            "{}",
+            r.message
+        );
+        // Another ending of the race harness is left as the judge told it.
+        let judged = crashed(&format!("{RACE_STOPPED} (exit status 3)"));
+        let r = explain_limits(judged.clone(), &run(Ending::Exited(3), ""), &LIMITS);
+        assert_eq!(r.message, judged.message);
     }
 
     #[test]

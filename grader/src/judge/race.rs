@@ -160,7 +160,8 @@ pub fn judge_race(cx: &Context<'_>, run: &Run) -> Judged {
             cx,
             Status::Error,
             format!(
-                "the race harness stopped before it finished exploring ({}){}",
+                "{} ({}){}",
+                super::limits::RACE_STOPPED,
                 match ending {
                     Ending::Exited(code) => format!("exit status {code}"),
                     Ending::Signaled(sig) => format!("killed by signal {sig}"),
