@@ -307,32 +307,35 @@ fn set_number(step: &mut Value, field: &str, n: u64) {
     }
 }
 
-/// Smaller values than `n`, the smallest first: 1, rounder ones, half, one less.
+/// Smaller values than `n`, the smallest first: 1, rounder ones, then steps down from
+/// `n` that halve each time (`n - n/2`, `n - n/4`, ..., `n - 1`), so that a value that
+/// must stay above some bound reaches it in a few rounds of the search rather than one
+/// at a time.
 fn smaller(n: u64) -> Vec<u64> {
-    let mut out = vec![
-        1,
-        n / 1000 * 1000,
-        n / 100 * 100,
-        n / 10 * 10,
-        n / 2,
-        n.saturating_sub(1),
-    ];
+    let mut out = vec![1, n / 1000 * 1000, n / 100 * 100, n / 10 * 10];
+    let mut cut = n / 2;
+    while cut >= 1 {
+        out.push(n - cut);
+        cut /= 2;
+    }
     out.retain(|&m| m >= 1 && m < n);
-    out.dedup();
     let mut seen = std::collections::BTreeSet::new();
     out.retain(|m| seen.insert(*m));
     out
 }
 
-/// Values from `v` toward `default`, the closest to it first.
+/// Values from `v` toward `default`, the closest to it first: the default, then steps
+/// from `v` toward it that halve each time, down to one.
 fn toward(v: u64, default: u64) -> Vec<u64> {
-    if v == default {
-        return Vec::new();
+    let distance = v.abs_diff(default);
+    let mut out = vec![default];
+    let mut step = distance / 2;
+    while step >= 1 {
+        out.push(if v > default { v - step } else { v + step });
+        step /= 2;
     }
-    let step = if v > default { v - 1 } else { v + 1 };
-    let mut out = vec![default, v.midpoint(default), step];
-    out.dedup();
-    out.retain(|&m| m != v);
+    let mut seen = std::collections::BTreeSet::new();
+    out.retain(|m| *m != v && seen.insert(*m));
     out
 }
 
@@ -399,11 +402,19 @@ mod tests {
 
     #[test]
     fn numbers_shrink_toward_one_and_round_values() {
-        assert_eq!(smaller(9_999), vec![1, 9_000, 9_900, 9_990, 4_999, 9_998]);
+        assert_eq!(
+            smaller(1_200),
+            vec![
+                1, 1_000, 600, 900, 1_050, 1_125, 1_163, 1_182, 1_191, 1_196, 1_198, 1_199
+            ]
+        );
         assert_eq!(smaller(2), vec![1]);
+        assert_eq!(smaller(3), vec![1, 2]);
         assert!(smaller(1).is_empty());
         assert_eq!(toward(7, 10), vec![10, 8]);
         assert_eq!(toward(12, 10), vec![10, 11]);
+        assert_eq!(toward(100, 20), vec![20, 60, 80, 90, 95, 98, 99]);
+        assert_eq!(toward(20, 100), vec![100, 60, 40, 30, 25, 22, 21]);
         assert!(toward(10, 10).is_empty());
     }
 
