@@ -7,12 +7,11 @@
 /// Each lab's harness re-exports it, so a harness program (`main/src/main.rs`) reads:
 ///
 /// ```ignore
-/// lab4_harness::under_test! {
-///     struct UnderTest(relay_base::Relay);
-///     impl RelayUnderTest {
-///         fn handle(&self, request: &Request) -> Code;
-///         fn breaker_state(&self, target: &str) -> Option<State>;
-///         fn transitions(&self) -> Vec<Transition>;
+/// the_labs_harness::under_test! {
+///     struct UnderTest(the_student_crate::Service);
+///     impl ServiceUnderTest {
+///         fn call(&self, request: &Request) -> Answer;
+///         fn state(&self, name: &str) -> Option<State>;
 ///     }
 /// }
 /// ```
