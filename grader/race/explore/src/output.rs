@@ -21,13 +21,6 @@ pub type Event = grader_protocol::Event<Json>;
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Json(String);
 
-impl Json {
-    /// The JSON text.
-    pub fn text(&self) -> &str {
-        &self.0
-    }
-}
-
 impl serde::Serialize for Json {
     /// Written as the JSON value the text holds, laid out as `serde_json::Value` lays it
     /// out (keys in order), so the results file reads the same whichever way it was made.
@@ -84,7 +77,8 @@ pub fn push_step<O: serde::Serialize>(record: StepRecord<O>) {
         step,
         at_ms,
         requests,
-        observation: Json(serde_json::to_string(&observation).unwrap_or_default()),
+        // An observation that cannot be written is `null`, as a failed `to_value` was.
+        observation: Json(serde_json::to_string(&observation).unwrap_or_else(|_| "null".into())),
     }));
 }
 
