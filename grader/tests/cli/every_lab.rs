@@ -244,8 +244,7 @@ fn reference_only_lines(lab: &Lab) -> BTreeSet<String> {
 
 /// What must not be found in the lab's student edition: the reference's own lines and
 /// names, and the names of the hidden scenarios, mutants and alternatives.
-pub fn leak_needles(name: &str) -> Vec<String> {
-    let lab = lab(name);
+fn leak_needles(lab: &Lab) -> Vec<String> {
     let mut needles: Vec<String> = lab
         .reference_words
         .iter()
@@ -293,7 +292,7 @@ fn edition_leaks_nothing(lab: &Lab) {
     ] {
         assert!(!out.join(&absent).exists(), "{absent} released");
     }
-    let leaks = leaks(&out, &leak_needles(lab.name));
+    let leaks = leaks(&out, &leak_needles(lab));
     assert!(
         leaks.is_empty(),
         "leaked into the student edition:\n{}",
