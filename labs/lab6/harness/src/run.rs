@@ -203,7 +203,7 @@ impl Driver for World {
     }
 
     fn observe(&self) -> Observation {
-        // Only `try_observe` is called by the runner; this one waits as long as it takes.
+        // The runner calls `try_observe`; here a look that blocked gives an empty observation.
         crate::observe::observe(self).unwrap_or_else(|_| Observation {
             dependencies: Vec::new(),
             instances: Vec::new(),
